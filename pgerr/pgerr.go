@@ -29,6 +29,7 @@ const (
 	DivisionByZero                = "22012"
 	InvalidTextRepresentation     = "22P02"
 	InvalidEscapeSequence         = "22025"
+	SubstringError                = "22011"
 	BadCopyFileFormat             = "22P04"
 	InvalidArgumentForPowerFunc   = "2201F"
 	InvalidArgumentForLog         = "2201E"

@@ -1,0 +1,339 @@
+package executor
+
+// Agg computes aggregates over its whole input (plain) or per group
+// (hashed). It consumes its child completely on the first Next, then
+// returns the result in batches. Per batch, it evaluates the group keys
+// and the aggregate arguments once, maps each row to a group number
+// (a typed hash map for one integer key, an encoded-key map otherwise),
+// and lets each aggregate update its per-group state in a loop over the
+// batch. Its own output rows are the group keys followed by the
+// aggregate results (the planner's Targets and HAVING read those).
+//
+// Errors: overflow of an aggregate's result type (sum of bigint that
+// exceeds numeric? never; avg never) and errors of the argument
+// expressions stop the node. Cancellation is checked between input batches
+// by the child.
+
+import (
+	"context"
+	"encoding/binary"
+	"io"
+	"math"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/cockroachdb/apd/v3"
+	"github.com/pgfed/pgfed/nodes"
+	"github.com/pgfed/pgfed/types"
+)
+
+type aggOp struct {
+	plan   *nodes.Agg
+	ec     *ExecContext
+	child  Operator
+	keys   []evaluator
+	args   [][]evaluator
+	states []aggState
+	schema *arrow.Schema
+
+	intKeys  map[int64]int32 // single integer-like key
+	nullKey  int32           // group of the NULL key (-1 none yet)
+	strKeys  map[string]int32
+	keyVals  [][]any // per group, the key datums
+	ngroups  int
+	groupBuf []int32
+	keyBuf   []byte
+
+	out  arrow.RecordBatch // result, handed out in slices
+	pos  int64
+	done bool
+}
+
+// aggState is the per-group state of one aggregate. update folds nrows
+// rows into their groups (groups nil: every row into group 0); ngroups
+// is the number of groups so far, which only grows.
+type aggState interface {
+	update(groups []int32, nrows, ngroups int, args []arrow.Array) error
+	result(ngroups int) (arrow.Array, error)
+}
+
+func newAgg(p *nodes.Agg, ec *ExecContext) (Operator, error) {
+	child, err := Build(p.Child, ec)
+	if err != nil {
+		return nil, err
+	}
+	a := &aggOp{plan: p, ec: ec, child: child}
+	if a.keys, err = compileExprs(p.GroupKeys, ec); err != nil {
+		child.Close()
+		return nil, err
+	}
+	fields := make([]nodes.Field, 0, len(p.GroupKeys)+len(p.Aggs))
+	for i, k := range p.GroupKeys {
+		fields = append(fields, nodes.Field{Name: "key" + itoa(i), T: k.Type()})
+	}
+	for i, call := range p.Aggs {
+		args, err := compileExprs(call.Args, ec)
+		if err != nil {
+			child.Close()
+			return nil, err
+		}
+		a.args = append(a.args, args)
+		fields = append(fields, nodes.Field{Name: "agg" + itoa(i), T: call.T})
+	}
+	a.schema = schemaOf(fields)
+	return a, nil
+}
+
+func (a *aggOp) Open(ctx context.Context) error {
+	a.states = make([]aggState, len(a.plan.Aggs))
+	for i, call := range a.plan.Aggs {
+		a.states[i] = newAggState(call)
+	}
+	a.intKeys, a.strKeys, a.keyVals, a.ngroups, a.nullKey = nil, nil, nil, 0, -1
+	a.done, a.pos = false, 0
+	if a.out != nil {
+		a.out.Release()
+		a.out = nil
+	}
+	if a.plan.Strategy == nodes.AggPlain {
+		a.ngroups = 1
+	}
+	return a.child.Open(ctx)
+}
+
+func (a *aggOp) Close() error {
+	if a.out != nil {
+		a.out.Release()
+		a.out = nil
+	}
+	return a.child.Close()
+}
+
+func (a *aggOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
+	if !a.done {
+		if err := a.consume(ctx); err != nil {
+			return nil, err
+		}
+		a.done = true
+	}
+	if a.out == nil || a.pos >= a.out.NumRows() {
+		return nil, io.EOF
+	}
+	end := a.pos + int64(a.ec.BatchSize)
+	if end > a.out.NumRows() {
+		end = a.out.NumRows()
+	}
+	s := a.out.NewSlice(a.pos, end)
+	a.pos = end
+	return s, nil
+}
+
+// consume reads the whole input and builds the result batch.
+func (a *aggOp) consume(ctx context.Context) error {
+	for {
+		b, err := a.child.Next(ctx)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		err = a.addBatch(b)
+		b.Release()
+		if err != nil {
+			return err
+		}
+	}
+	return a.buildResult()
+}
+
+func (a *aggOp) addBatch(b arrow.RecordBatch) error {
+	var groups []int32
+	if a.plan.Strategy == nodes.AggHashed {
+		var err error
+		if groups, err = a.assignGroups(b); err != nil {
+			return err
+		}
+	}
+	for i, st := range a.states {
+		args := make([]arrow.Array, len(a.args[i]))
+		for j, ev := range a.args[i] {
+			arr, err := ev.eval(b)
+			if err != nil {
+				releaseAll(args)
+				return err
+			}
+			args[j] = arr
+		}
+		err := st.update(groups, int(b.NumRows()), a.ngroups, args)
+		releaseAll(args)
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func releaseAll(arrs []arrow.Array) {
+	for _, a := range arrs {
+		if a != nil {
+			a.Release()
+		}
+	}
+}
+
+// assignGroups maps each row of b to its group number, creating groups.
+func (a *aggOp) assignGroups(b arrow.RecordBatch) ([]int32, error) {
+	n := int(b.NumRows())
+	keys := make([]arrow.Array, len(a.keys))
+	defer releaseAll(keys)
+	for i, ev := range a.keys {
+		arr, err := ev.eval(b)
+		if err != nil {
+			return nil, err
+		}
+		keys[i] = arr
+	}
+	if cap(a.groupBuf) < n {
+		a.groupBuf = make([]int32, n)
+	}
+	groups := a.groupBuf[:n]
+	if len(keys) == 1 {
+		if vals, ok := intKeyValues(keys[0]); ok {
+			a.assignIntGroups(keys[0], vals, groups)
+			return groups, nil
+		}
+	}
+	if a.strKeys == nil {
+		a.strKeys = map[string]int32{}
+	}
+	for r := 0; r < n; r++ {
+		buf := a.keyBuf[:0]
+		for k, arr := range keys {
+			buf = encodeKey(buf, a.plan.GroupKeys[k].Type(), DatumAt(arr, a.plan.GroupKeys[k].Type(), r))
+		}
+		a.keyBuf = buf
+		g, ok := a.strKeys[string(buf)]
+		if !ok {
+			g = int32(a.ngroups)
+			a.ngroups++
+			a.strKeys[string(buf)] = g
+			kv := make([]any, len(keys))
+			for k, arr := range keys {
+				kv[k] = DatumAt(arr, a.plan.GroupKeys[k].Type(), r)
+			}
+			a.keyVals = append(a.keyVals, kv)
+		}
+		groups[r] = g
+	}
+	return groups, nil
+}
+
+// intKeyValues widens an integer-like key column to int64 values.
+func intKeyValues(arr arrow.Array) ([]int64, bool) {
+	switch arr.(type) {
+	case *array.Int64, *array.Timestamp:
+		return valuesOf[int64](arr), true
+	case *array.Int32, *array.Date32:
+		return convertSlice[int32, int64](valuesOf[int32](arr)), true
+	case *array.Int16:
+		return convertSlice[int16, int64](valuesOf[int16](arr)), true
+	}
+	return nil, false
+}
+
+func (a *aggOp) assignIntGroups(arr arrow.Array, vals []int64, groups []int32) {
+	if a.intKeys == nil {
+		a.intKeys = make(map[int64]int32)
+	}
+	t := a.plan.GroupKeys[0].Type()
+	valid := validity(arr)
+	for r, v := range vals {
+		if !isValid(valid, r) {
+			if a.nullKey < 0 {
+				a.nullKey = int32(a.ngroups)
+				a.ngroups++
+				a.keyVals = append(a.keyVals, []any{nil})
+			}
+			groups[r] = a.nullKey
+			continue
+		}
+		g, ok := a.intKeys[v]
+		if !ok {
+			g = int32(a.ngroups)
+			a.ngroups++
+			a.intKeys[v] = g
+			a.keyVals = append(a.keyVals, []any{DatumAt(arr, t, r)})
+		}
+		groups[r] = g
+	}
+}
+
+// encodeKey appends a byte encoding of d under which equal values (as
+// types.Compare sees them) encode equally.
+func encodeKey(buf []byte, t types.T, d any) []byte {
+	if d == nil {
+		return append(buf, 0)
+	}
+	buf = append(buf, 1)
+	switch v := d.(type) {
+	case int64:
+		return binary.LittleEndian.AppendUint64(buf, uint64(v))
+	case int32:
+		return binary.LittleEndian.AppendUint32(buf, uint32(v))
+	case float64:
+		if v == 0 {
+			v = 0
+		}
+		if math.IsNaN(v) {
+			v = math.NaN()
+		}
+		return binary.LittleEndian.AppendUint64(buf, math.Float64bits(v))
+	case bool:
+		if v {
+			return append(buf, 1)
+		}
+		return append(buf, 0)
+	case string:
+		if t.ID == types.Bpchar {
+			for len(v) > 0 && v[len(v)-1] == ' ' {
+				v = v[:len(v)-1]
+			}
+		}
+		buf = binary.LittleEndian.AppendUint32(buf, uint32(len(v)))
+		return append(buf, v...)
+	case *apd.Decimal:
+		var r apd.Decimal
+		r.Reduce(v)
+		s := r.Text('E')
+		buf = binary.LittleEndian.AppendUint32(buf, uint32(len(s)))
+		return append(buf, s...)
+	}
+	return buf
+}
+
+func (a *aggOp) buildResult() error {
+	n := a.ngroups
+	cols := make([]arrow.Array, 0, len(a.keys)+len(a.states))
+	for k, key := range a.plan.GroupKeys {
+		vals := make([]any, n)
+		for g := 0; g < n; g++ {
+			vals[g] = a.keyVals[g][k]
+		}
+		cols = append(cols, arrayOfDatums(key.Type(), vals))
+	}
+	for _, st := range a.states {
+		arr, err := st.result(n)
+		if err != nil {
+			releaseAll(cols)
+			return err
+		}
+		cols = append(cols, arr)
+	}
+	if n == 0 {
+		releaseAll(cols)
+		return nil
+	}
+	a.out = makeBatch(a.schema, cols, n)
+	return nil
+}

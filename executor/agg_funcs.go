@@ -1,0 +1,456 @@
+package executor
+
+// The aggregate functions: per-group state kept in slices indexed by
+// group number, updated in loops over whole argument arrays.
+
+import (
+	"math"
+	"math/big"
+	"math/bits"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/cockroachdb/apd/v3"
+	"github.com/pgfed/pgfed/nodes"
+	"github.com/pgfed/pgfed/pgerr"
+	"github.com/pgfed/pgfed/types"
+)
+
+func newAggState(call *nodes.AggCall) aggState {
+	var argT types.T
+	if len(call.Args) > 0 {
+		argT = call.Args[0].Type()
+	}
+	var st aggState
+	switch call.Name {
+	case "count":
+		st = &countState{star: call.Star}
+	case "sum", "avg":
+		avg := call.Name == "avg"
+		switch {
+		case argT.IsInteger():
+			st = &intSumState{avg: avg, out: call.T}
+		case argT.IsFloat():
+			st = &floatSumState{avg: avg, out: call.T}
+		default:
+			st = &numericSumState{avg: avg}
+		}
+	case "min", "max":
+		st = &minMaxState{t: argT, max: call.Name == "max"}
+	case "bool_and", "bool_or", "every":
+		st = &boolAggState{and: call.Name != "bool_or"}
+	case "string_agg":
+		st = &stringAggState{}
+	default:
+		panic("executor: unknown aggregate " + call.Name)
+	}
+	if call.Distinct {
+		st = &distinctState{inner: st, t: argT}
+	}
+	return st
+}
+
+func grow[T any](s []T, n int) []T {
+	for len(s) < n {
+		var zero T
+		s = append(s, zero)
+	}
+	return s
+}
+
+func groupOf(groups []int32, i int) int32 {
+	if groups == nil {
+		return 0
+	}
+	return groups[i]
+}
+
+// countState is count(*) and count(x).
+type countState struct {
+	star   bool
+	counts []int64
+}
+
+func (s *countState) update(groups []int32, nrows, ngroups int, args []arrow.Array) error {
+	s.counts = grow(s.counts, ngroups)
+	if s.star || args[0].NullN() == 0 {
+		if groups == nil {
+			s.counts[0] += int64(nrows)
+			return nil
+		}
+		for _, g := range groups {
+			s.counts[g]++
+		}
+		return nil
+	}
+	valid := validity(args[0])
+	for i := 0; i < nrows; i++ {
+		if isValid(valid, i) {
+			s.counts[groupOf(groups, i)]++
+		}
+	}
+	return nil
+}
+
+func (s *countState) result(ngroups int) (arrow.Array, error) {
+	s.counts = grow(s.counts, ngroups)
+	return newFixedArray(arrow.PrimitiveTypes.Int64, s.counts[:ngroups], nil, 0), nil
+}
+
+// intSumState is sum and avg over integers, accumulated exactly in 128
+// bits: sum(int2/int4) gives bigint, sum(int8) and avg give numeric.
+type intSumState struct {
+	avg    bool
+	out    types.T
+	hi     []int64
+	lo     []uint64
+	counts []int64
+}
+
+func (s *intSumState) update(groups []int32, nrows, ngroups int, args []arrow.Array) error {
+	s.hi, s.lo, s.counts = grow(s.hi, ngroups), grow(s.lo, ngroups), grow(s.counts, ngroups)
+	vals, _ := intKeyValues(args[0])
+	valid := validity(args[0])
+	if groups == nil && valid == nil {
+		hi, lo := s.hi[0], s.lo[0]
+		for _, v := range vals {
+			var c uint64
+			lo, c = bits.Add64(lo, uint64(v), 0)
+			hi += (v >> 63) + int64(c)
+		}
+		s.hi[0], s.lo[0] = hi, lo
+		s.counts[0] += int64(len(vals))
+		return nil
+	}
+	for i, v := range vals {
+		if !isValid(valid, i) {
+			continue
+		}
+		g := groupOf(groups, i)
+		var c uint64
+		s.lo[g], c = bits.Add64(s.lo[g], uint64(v), 0)
+		s.hi[g] += (v >> 63) + int64(c)
+		s.counts[g]++
+	}
+	return nil
+}
+
+func int128Decimal(hi int64, lo uint64) *apd.Decimal {
+	b := new(big.Int).SetInt64(hi)
+	b.Lsh(b, 64)
+	b.Add(b, new(big.Int).SetUint64(lo))
+	var d apd.Decimal
+	d.Coeff.SetMathBigInt(b)
+	if d.Coeff.Sign() < 0 {
+		d.Coeff.Neg(&d.Coeff)
+		d.Negative = true
+	}
+	return &d
+}
+
+func (s *intSumState) result(ngroups int) (arrow.Array, error) {
+	s.hi, s.lo, s.counts = grow(s.hi, ngroups), grow(s.lo, ngroups), grow(s.counts, ngroups)
+	out := make([]any, ngroups)
+	for g := 0; g < ngroups; g++ {
+		if s.counts[g] == 0 {
+			continue
+		}
+		fits := (s.hi[g] == 0 && s.lo[g] <= math.MaxInt64) || (s.hi[g] == -1 && s.lo[g] > math.MaxInt64)
+		switch {
+		case s.avg:
+			avg, err := types.NumericAvg(int128Decimal(s.hi[g], s.lo[g]), s.counts[g])
+			if err != nil {
+				return nil, err
+			}
+			out[g] = avg
+		case s.out.ID == types.Int8:
+			if !fits {
+				return nil, pgerr.New(pgerr.NumericValueOutOfRange, "bigint out of range")
+			}
+			out[g] = int64(s.lo[g])
+		default:
+			out[g] = int128Decimal(s.hi[g], s.lo[g])
+		}
+	}
+	return arrayOfDatums(s.out, out), nil
+}
+
+// floatSumState is sum and avg over real / double precision.
+type floatSumState struct {
+	avg    bool
+	out    types.T
+	sums   []float64
+	counts []int64
+}
+
+func (s *floatSumState) update(groups []int32, nrows, ngroups int, args []arrow.Array) error {
+	s.sums, s.counts = grow(s.sums, ngroups), grow(s.counts, ngroups)
+	var vals []float64
+	if f32, ok := args[0].(*array.Float32); ok {
+		vals = convertFloat32(f32.Float32Values())
+	} else {
+		vals = valuesOf[float64](args[0])
+	}
+	valid := validity(args[0])
+	for i, v := range vals {
+		if !isValid(valid, i) {
+			continue
+		}
+		g := groupOf(groups, i)
+		s.sums[g] += v
+		s.counts[g]++
+	}
+	return nil
+}
+
+func convertFloat32(in []float32) []float64 {
+	out := make([]float64, len(in))
+	for i, v := range in {
+		out[i] = float64(v)
+	}
+	return out
+}
+
+func (s *floatSumState) result(ngroups int) (arrow.Array, error) {
+	s.sums, s.counts = grow(s.sums, ngroups), grow(s.counts, ngroups)
+	out := make([]any, ngroups)
+	for g := 0; g < ngroups; g++ {
+		if s.counts[g] == 0 {
+			continue
+		}
+		v := s.sums[g]
+		if s.avg {
+			v /= float64(s.counts[g])
+		}
+		if s.out.ID == types.Float4 {
+			v = float64(float32(v))
+		}
+		out[g] = v
+	}
+	return arrayOfDatums(s.out, out), nil
+}
+
+// numericSumState is sum and avg over numeric.
+type numericSumState struct {
+	avg    bool
+	sums   []*apd.Decimal
+	counts []int64
+}
+
+func (s *numericSumState) update(groups []int32, nrows, ngroups int, args []arrow.Array) error {
+	s.sums, s.counts = grow(s.sums, ngroups), grow(s.counts, ngroups)
+	for i := 0; i < nrows; i++ {
+		d := DatumAt(args[0], types.NumericT, i)
+		if d == nil {
+			continue
+		}
+		g := groupOf(groups, i)
+		if s.sums[g] == nil {
+			s.sums[g] = d.(*apd.Decimal)
+		} else {
+			sum, err := types.NumericAdd(s.sums[g], d.(*apd.Decimal))
+			if err != nil {
+				return err
+			}
+			s.sums[g] = sum
+		}
+		s.counts[g]++
+	}
+	return nil
+}
+
+func (s *numericSumState) result(ngroups int) (arrow.Array, error) {
+	s.sums, s.counts = grow(s.sums, ngroups), grow(s.counts, ngroups)
+	out := make([]any, ngroups)
+	for g := 0; g < ngroups; g++ {
+		if s.counts[g] == 0 {
+			continue
+		}
+		if s.avg {
+			avg, err := types.NumericAvg(s.sums[g], s.counts[g])
+			if err != nil {
+				return nil, err
+			}
+			out[g] = avg
+		} else {
+			out[g] = s.sums[g]
+		}
+	}
+	return arrayOfDatums(types.NumericT, out), nil
+}
+
+// minMaxState is min and max over any ordered type.
+type minMaxState struct {
+	t    types.T
+	max  bool
+	best []any
+}
+
+func (s *minMaxState) update(groups []int32, nrows, ngroups int, args []arrow.Array) error {
+	s.best = grow(s.best, ngroups)
+	if vals, ok := intKeyValues(args[0]); ok && groups == nil {
+		valid := validity(args[0])
+		have := s.best[0] != nil
+		var cur int64
+		if have {
+			cur = toInt64Key(s.best[0])
+		}
+		for i, v := range vals {
+			if !isValid(valid, i) {
+				continue
+			}
+			if !have || (s.max && v > cur) || (!s.max && v < cur) {
+				cur, have = v, true
+			}
+		}
+		if have {
+			s.best[0] = fromInt64Key(s.t, cur)
+		}
+		return nil
+	}
+	for i := 0; i < nrows; i++ {
+		d := DatumAt(args[0], s.t, i)
+		if d == nil {
+			continue
+		}
+		g := groupOf(groups, i)
+		if s.best[g] == nil {
+			s.best[g] = d
+			continue
+		}
+		c := types.Compare(s.t, d, s.best[g])
+		if (s.max && c > 0) || (!s.max && c < 0) {
+			s.best[g] = d
+		}
+	}
+	return nil
+}
+
+func toInt64Key(d any) int64 {
+	if v, ok := d.(int32); ok {
+		return int64(v)
+	}
+	return d.(int64)
+}
+
+func fromInt64Key(t types.T, v int64) any {
+	if t.ID == types.Date {
+		return int32(v)
+	}
+	return v
+}
+
+func (s *minMaxState) result(ngroups int) (arrow.Array, error) {
+	s.best = grow(s.best, ngroups)
+	return arrayOfDatums(s.t, s.best[:ngroups]), nil
+}
+
+// boolAggState is bool_and / bool_or.
+type boolAggState struct {
+	and  bool
+	vals []any
+}
+
+func (s *boolAggState) update(groups []int32, nrows, ngroups int, args []arrow.Array) error {
+	s.vals = grow(s.vals, ngroups)
+	arr := args[0].(*array.Boolean)
+	for i := 0; i < nrows; i++ {
+		if arr.IsNull(i) {
+			continue
+		}
+		g := groupOf(groups, i)
+		v := arr.Value(i)
+		if s.vals[g] == nil {
+			s.vals[g] = v
+		} else if s.and {
+			s.vals[g] = s.vals[g].(bool) && v
+		} else {
+			s.vals[g] = s.vals[g].(bool) || v
+		}
+	}
+	return nil
+}
+
+func (s *boolAggState) result(ngroups int) (arrow.Array, error) {
+	s.vals = grow(s.vals, ngroups)
+	return arrayOfDatums(types.BoolT, s.vals[:ngroups]), nil
+}
+
+// stringAggState is string_agg(value, delimiter): each non-NULL value
+// after the first is preceded by its own row's delimiter.
+type stringAggState struct {
+	bufs []*strings.Builder
+}
+
+func (s *stringAggState) update(groups []int32, nrows, ngroups int, args []arrow.Array) error {
+	s.bufs = grow(s.bufs, ngroups)
+	vals, delims := args[0].(*array.String), args[1].(*array.String)
+	for i := 0; i < nrows; i++ {
+		if vals.IsNull(i) {
+			continue
+		}
+		g := groupOf(groups, i)
+		if s.bufs[g] == nil {
+			s.bufs[g] = &strings.Builder{}
+		} else if delims.IsValid(i) {
+			s.bufs[g].WriteString(delims.Value(i))
+		}
+		s.bufs[g].WriteString(vals.Value(i))
+	}
+	return nil
+}
+
+func (s *stringAggState) result(ngroups int) (arrow.Array, error) {
+	s.bufs = grow(s.bufs, ngroups)
+	out := make([]any, ngroups)
+	for g, b := range s.bufs[:ngroups] {
+		if b != nil {
+			out[g] = b.String()
+		}
+	}
+	return arrayOfDatums(types.TextT, out), nil
+}
+
+// distinctState feeds its inner aggregate only the first occurrence of
+// each (group, value) pair.
+type distinctState struct {
+	inner aggState
+	t     types.T
+	seen  map[string]struct{}
+	buf   []byte
+}
+
+func (s *distinctState) update(groups []int32, nrows, ngroups int, args []arrow.Array) error {
+	if s.seen == nil {
+		s.seen = map[string]struct{}{}
+	}
+	var sel, selGroups []int32
+	for i := 0; i < nrows; i++ {
+		d := DatumAt(args[0], s.t, i)
+		if d == nil {
+			continue
+		}
+		g := groupOf(groups, i)
+		buf := append(s.buf[:0], byte(g), byte(g>>8), byte(g>>16), byte(g>>24))
+		buf = encodeKey(buf, s.t, d)
+		s.buf = buf
+		if _, dup := s.seen[string(buf)]; dup {
+			continue
+		}
+		s.seen[string(buf)] = struct{}{}
+		sel = append(sel, int32(i))
+		selGroups = append(selGroups, g)
+	}
+	sub := make([]arrow.Array, len(args))
+	for i, a := range args {
+		sub[i] = takeArray(a, sel)
+	}
+	defer releaseAll(sub)
+	if groups == nil {
+		selGroups = nil
+	}
+	return s.inner.update(selGroups, len(sel), ngroups, sub)
+}
+
+func (s *distinctState) result(ngroups int) (arrow.Array, error) { return s.inner.result(ngroups) }

@@ -1,0 +1,81 @@
+package executor
+
+import (
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/pgfed/pgfed/nodes"
+	"github.com/pgfed/pgfed/types"
+)
+
+// castEval widens integers and converts integers to floats in typed loops;
+// every other cast goes row by row through types.Cast.
+type castEval struct {
+	arg      evaluator
+	from, to types.T
+}
+
+func compileCast(x *nodes.Cast, ec *ExecContext) (evaluator, error) {
+	from, to := x.Arg.Type(), x.T
+	if from == to {
+		return compileExpr(x.Arg, ec)
+	}
+	if from.IsInteger() && (to.IsFloat() || (to.IsInteger() && width(to) >= width(from))) {
+		arg, err := compileExpr(x.Arg, ec)
+		if err != nil {
+			return nil, err
+		}
+		return &castEval{arg: arg, from: from, to: to}, nil
+	}
+	explicit := x.Explicit
+	return compileRowwise([]nodes.Expr{x.Arg}, to, true, ec, func(a []any) (any, error) {
+		return types.Cast(a[0], from, to, explicit)
+	})
+}
+
+func width(t types.T) int {
+	switch t.ID {
+	case types.Int2:
+		return 2
+	case types.Int4:
+		return 4
+	}
+	return 8
+}
+
+func (c *castEval) eval(b arrow.RecordBatch) (arrow.Array, error) {
+	a, err := c.arg.eval(b)
+	if err != nil {
+		return nil, err
+	}
+	defer a.Release()
+	switch c.from.ID {
+	case types.Int2:
+		return convertInts(valuesOf[int16](a), a, c.to), nil
+	case types.Int4:
+		return convertInts(valuesOf[int32](a), a, c.to), nil
+	default:
+		return convertInts(valuesOf[int64](a), a, c.to), nil
+	}
+}
+
+func convertInts[S int16 | int32 | int64](vals []S, a arrow.Array, to types.T) arrow.Array {
+	valid, nulls := andValidity(a)
+	switch to.ID {
+	case types.Int4:
+		return newFixedArray(to.ArrowType(), convertSlice[S, int32](vals), valid, nulls)
+	case types.Int8:
+		return newFixedArray(to.ArrowType(), convertSlice[S, int64](vals), valid, nulls)
+	case types.Float4:
+		return newFixedArray(to.ArrowType(), convertSlice[S, float32](vals), valid, nulls)
+	case types.Float8:
+		return newFixedArray(to.ArrowType(), convertSlice[S, float64](vals), valid, nulls)
+	}
+	return newFixedArray(to.ArrowType(), convertSlice[S, int16](vals), valid, nulls)
+}
+
+func convertSlice[S int16 | int32 | int64, D int16 | int32 | int64 | float32 | float64](in []S) []D {
+	out := make([]D, len(in))
+	for i, v := range in {
+		out[i] = D(v)
+	}
+	return out
+}

@@ -1,0 +1,86 @@
+// Package executor runs plan trees (package nodes) batch at a time: a
+// pull-based ("volcano") executor over Arrow record batches, built so that
+// nodes waiting on the network need not stall the rest of the tree.
+//
+// # Node lifecycle
+//
+// Build turns an immutable plan into a tree of Operators (one runtime
+// object per plan node; a plan can be built many times, e.g. once per
+// parallel worker). Each Operator is used as:
+//
+//	Open(ctx)   once, before anything else; opens its children.
+//	Next(ctx)   repeatedly; returns (batch, nil) with batch.NumRows() > 0,
+//	            or (nil, io.EOF) at the end of data, or (nil, err).
+//	            After io.EOF or an error, Next is not called again.
+//	Close()     exactly once, also after a failed Open or an error, also
+//	            when the parent stops early (LIMIT); closes its children.
+//	            Close must be safe when Open was never called.
+//
+// Close is where a node releases everything it holds: batches it buffers,
+// goroutines it started (it waits for them), remote requests in flight
+// (cancelled or drained) and connections it reserved.
+//
+// # Batch ownership
+//
+// Next transfers ownership of the returned batch to the caller, who must
+// Release it (or hand it on). Batches are immutable and never reused by
+// their producer: a node that wants to keep a batch Retains it. Arrays
+// inside may be shared between batches (zero-copy projection) through
+// Arrow's reference counts. Because ownership moves, producers on other
+// goroutines (parallel workers, async remote fetchers) can hand batches
+// over through channels without a "consumer is done" barrier.
+//
+// # Errors and cancellation
+//
+// Every error a node returns is a *pgerr.Error with a SQLSTATE. Nodes check
+// ctx at batch boundaries; a cancelled context yields 57014 "canceling
+// statement due to user request", an expired statement_timeout 57014
+// "canceling statement due to statement timeout". A panic inside a node is
+// recovered at the statement boundary (package pgfed) and becomes XX000.
+//
+// # Instrumentation
+//
+// With EXPLAIN ANALYZE, Build wraps every operator in an instrumented
+// operator that counts loops, rows and time of Next into the plan node's
+// instrument.NodeStats; without ANALYZE no wrapper exists, so it costs
+// nothing. Rows removed by a node's Filter are counted by the node itself.
+// Rows that bypass Next (async delivery, below) are counted by the code
+// that delivers them, never by the wrapper.
+//
+// # Asynchronous execution (the seam for async Append)
+//
+// An operator that waits on the network may implement AsyncCapable. A
+// driver node (Append is the only one, as in PostgreSQL) registers each
+// async-capable child with itself by calling StartAsync(ctx, req) once,
+// where req is an *AsyncRequest that names the child's index and holds the
+// driver's single event channel. From then on the child never sees Next:
+//
+//   - Who registers: the driver, on its first Next, for every async child at
+//     once, so that all remote requests go out together.
+//   - Who delivers: the child (typically a goroutine per connection reading
+//     results) calls req.Deliver(batch) / req.Finish(err) which send an
+//     AsyncEvent{Child, Batch, Err, Done} on the driver's channel. A
+//     delivered batch is owned by the driver from then on.
+//   - Flow control: after delivering one batch the child waits for
+//     req.Demand (the driver asks for more when it has consumed the batch;
+//     PostgreSQL's needrequest), so at most one batch per child is in flight.
+//   - Who counts: Deliver adds the rows to the child's NodeStats (Rows and
+//     AsyncRows) and the driver adds them to its own AsyncRows, because those
+//     rows never pass through the child's Next wrapper.
+//   - When the driver blocks: between batches of its synchronous children the
+//     driver polls the event channel without blocking (so slow synchronous
+//     children do not starve async ones); only when no synchronous work is
+//     left does it block on the channel (and on ctx.Done()).
+//   - Teardown: Close of the driver cancels the children's context and
+//     waits for their goroutines; undelivered batches are released.
+//
+// # Parallel execution (the seam for Gather)
+//
+// A Gather node will Build its child plan N times (operators are not shared
+// between goroutines), run each copy in a worker goroutine under a shared
+// cancellable context (the first error cancels the rest), and receive whole
+// batches through bounded per-worker channels: no per-row synchronization,
+// no copy, no re-projection. Parallel-aware scans share one atomic chunk
+// cursor (ParallelState) stored in the plan node's shared state; per-worker
+// counters go to NodeStats.Workers.
+package executor

@@ -1,0 +1,498 @@
+package executor
+
+// Expression evaluation. compileExpr turns a nodes.Expr into an evaluator
+// tree once per operator; eval then runs over whole batches. Hot shapes
+// (integer and float arithmetic and comparison, boolean logic, IS NULL)
+// run as typed loops over Arrow buffers; everything else falls back to a
+// row-at-a-time loop over datums (package types), which is correct for
+// every type and fast enough off the hot path.
+//
+// Errors: evaluation errors are *pgerr.Error (22003, 22012, 22P02 ...).
+// Lazy constructs (CASE, COALESCE, AND, OR) evaluate an argument only on
+// the rows that need it, so `CASE WHEN b = 0 THEN 0 ELSE a / b END` does
+// not divide by zero, as in PostgreSQL.
+
+import (
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/bitutil"
+	"github.com/pgfed/pgfed/nodes"
+	"github.com/pgfed/pgfed/pgerr"
+	"github.com/pgfed/pgfed/types"
+)
+
+// evaluator computes an expression over a batch; the result has one row
+// per row of the batch and is owned by the caller.
+type evaluator interface {
+	eval(b arrow.RecordBatch) (arrow.Array, error)
+}
+
+func compileExpr(e nodes.Expr, ec *ExecContext) (evaluator, error) {
+	switch x := e.(type) {
+	case *nodes.ColumnRef:
+		return &columnEval{idx: x.Index}, nil
+	case *nodes.Const:
+		return &constEval{t: x.T, v: x.Value}, nil
+	case *nodes.BoolExpr:
+		args, err := compileExprs(x.Args, ec)
+		if err != nil {
+			return nil, err
+		}
+		return &boolEval{op: x.Op, args: args}, nil
+	case *nodes.NullTest:
+		arg, err := compileExpr(x.Arg, ec)
+		if err != nil {
+			return nil, err
+		}
+		return &nullTestEval{arg: arg, not: x.IsNot}, nil
+	case *nodes.OpExpr:
+		return compileOp(x, ec)
+	case *nodes.CaseExpr:
+		return compileCase(x, ec)
+	case *nodes.CoalesceExpr:
+		args, err := compileExprs(x.Args, ec)
+		if err != nil {
+			return nil, err
+		}
+		return &coalesceEval{args: args, t: x.T}, nil
+	case *nodes.Cast:
+		return compileCast(x, ec)
+	case *nodes.FuncExpr:
+		return compileFunc(x, ec)
+	case *nodes.DistinctExpr:
+		return compileRowwise([]nodes.Expr{x.Left, x.Right}, types.BoolT, false, ec, func(a []any) (any, error) {
+			t := x.Left.Type()
+			var distinct bool
+			switch {
+			case a[0] == nil && a[1] == nil:
+				distinct = false
+			case a[0] == nil || a[1] == nil:
+				distinct = true
+			default:
+				distinct = types.Compare(t, a[0], a[1]) != 0
+			}
+			return distinct != x.Not, nil
+		})
+	case *nodes.InList:
+		exprs := append([]nodes.Expr{x.Arg}, x.List...)
+		t := x.Arg.Type()
+		return compileRowwise(exprs, types.BoolT, false, ec, func(a []any) (any, error) {
+			if a[0] == nil {
+				return nil, nil
+			}
+			sawNull := false
+			for _, v := range a[1:] {
+				if v == nil {
+					sawNull = true
+					continue
+				}
+				if types.Compare(t, a[0], v) == 0 {
+					return !x.Not, nil
+				}
+			}
+			if sawNull {
+				return nil, nil
+			}
+			return x.Not, nil
+		})
+	case *nodes.NullIfExpr:
+		t := x.Left.Type()
+		return compileRowwise([]nodes.Expr{x.Left, x.Right}, x.T, false, ec, func(a []any) (any, error) {
+			if a[0] != nil && a[1] != nil && types.Compare(t, a[0], a[1]) == 0 {
+				return nil, nil
+			}
+			return a[0], nil
+		})
+	case *nodes.MinMaxExpr:
+		return compileRowwise(x.Args, x.T, false, ec, func(a []any) (any, error) {
+			var best any
+			for _, v := range a {
+				if v == nil {
+					continue
+				}
+				if best == nil {
+					best = v
+					continue
+				}
+				c := types.Compare(x.T, v, best)
+				if (x.Greatest && c > 0) || (!x.Greatest && c < 0) {
+					best = v
+				}
+			}
+			return best, nil
+		})
+	}
+	return nil, pgerr.Internal("executor: cannot evaluate %T", e)
+}
+
+func compileExprs(es []nodes.Expr, ec *ExecContext) ([]evaluator, error) {
+	out := make([]evaluator, len(es))
+	for i, e := range es {
+		ev, err := compileExpr(e, ec)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = ev
+	}
+	return out, nil
+}
+
+// EvalConst evaluates an expression without input columns (LIMIT counts,
+// VALUES rows, DEFAULTs) to a datum.
+func EvalConst(e nodes.Expr, ec *ExecContext) (any, error) {
+	ev, err := compileExpr(e, ec)
+	if err != nil {
+		return nil, err
+	}
+	b := oneRowBatch()
+	defer b.Release()
+	arr, err := ev.eval(b)
+	if err != nil {
+		return nil, err
+	}
+	defer arr.Release()
+	return DatumAt(arr, e.Type(), 0), nil
+}
+
+var emptySchema = arrow.NewSchema(nil, nil)
+
+// oneRowBatch is a batch of one row and no columns.
+func oneRowBatch() arrow.RecordBatch { return array.NewRecordBatch(emptySchema, nil, 1) }
+
+type columnEval struct{ idx int }
+
+func (c *columnEval) eval(b arrow.RecordBatch) (arrow.Array, error) {
+	col := b.Column(c.idx)
+	col.Retain()
+	return col, nil
+}
+
+// constEval materializes its constant once per batch length and reuses it.
+type constEval struct {
+	t     types.T
+	v     any
+	cache arrow.Array
+}
+
+func (c *constEval) eval(b arrow.RecordBatch) (arrow.Array, error) {
+	n := int(b.NumRows())
+	if c.cache == nil || c.cache.Len() != n {
+		if c.cache != nil {
+			c.cache.Release()
+		}
+		c.cache = constArray(c.t, c.v, n)
+	}
+	c.cache.Retain()
+	return c.cache, nil
+}
+
+// boolEval is AND / OR / NOT with SQL's three-valued logic. For AND and OR
+// each argument after the first is evaluated only on rows whose outcome is
+// still open.
+type boolEval struct {
+	op   nodes.BoolOp
+	args []evaluator
+}
+
+func (e *boolEval) eval(b arrow.RecordBatch) (arrow.Array, error) {
+	first, err := e.args[0].eval(b)
+	if err != nil {
+		return nil, err
+	}
+	acc := first.(*array.Boolean)
+	n := acc.Len()
+	if e.op == nodes.Not {
+		defer acc.Release()
+		bits := make([]byte, bitutil.BytesForBits(int64(n)))
+		src := boolBits(acc)
+		for i := range bits {
+			bits[i] = ^src[i]
+		}
+		v := validity(acc)
+		var vc []byte
+		if v != nil {
+			vc = append([]byte(nil), v...)
+		}
+		return newBoolArray(bits, n, vc, acc.NullN()), nil
+	}
+	isAnd := e.op == nodes.And
+	// val/known track each row's result: known rows are decided (false for
+	// AND, true for OR); null marks a NULL seen so far.
+	val := make([]bool, n)
+	null := make([]bool, n)
+	decided := make([]bool, n)
+	absorb := func(arr *array.Boolean, rows []int32) {
+		for k := 0; k < arr.Len(); k++ {
+			i := k
+			if rows != nil {
+				i = int(rows[k])
+			}
+			if arr.IsNull(k) {
+				null[i] = true
+				continue
+			}
+			if arr.Value(k) != isAnd { // false for AND, true for OR decides
+				decided[i] = true
+				val[i] = !isAnd
+			}
+		}
+	}
+	absorb(acc, nil)
+	acc.Release()
+	for _, arg := range e.args[1:] {
+		var open []int32
+		for i := 0; i < n; i++ {
+			if !decided[i] {
+				open = append(open, int32(i))
+			}
+		}
+		if len(open) == 0 {
+			break
+		}
+		var arr arrow.Array
+		if len(open) == n {
+			arr, err = arg.eval(b)
+			open = nil
+		} else {
+			sub := takeBatch(b, open)
+			arr, err = arg.eval(sub)
+			sub.Release()
+		}
+		if err != nil {
+			return nil, err
+		}
+		absorb(arr.(*array.Boolean), open)
+		arr.Release()
+	}
+	bld := array.NewBooleanBuilder(alloc)
+	defer bld.Release()
+	bld.Reserve(n)
+	for i := 0; i < n; i++ {
+		switch {
+		case decided[i]:
+			bld.UnsafeAppend(val[i])
+		case null[i]:
+			bld.AppendNull()
+		default:
+			bld.UnsafeAppend(isAnd)
+		}
+	}
+	return bld.NewArray(), nil
+}
+
+type nullTestEval struct {
+	arg evaluator
+	not bool
+}
+
+func (e *nullTestEval) eval(b arrow.RecordBatch) (arrow.Array, error) {
+	arr, err := e.arg.eval(b)
+	if err != nil {
+		return nil, err
+	}
+	defer arr.Release()
+	n := arr.Len()
+	bits := make([]byte, bitutil.BytesForBits(int64(n)))
+	v := validity(arr)
+	for i := 0; i < n; i++ {
+		if isValid(v, i) == e.not {
+			bitutil.SetBit(bits, i)
+		}
+	}
+	return newBoolArray(bits, n, nil, 0), nil
+}
+
+// coalesceEval evaluates each argument only where all earlier ones were NULL.
+type coalesceEval struct {
+	args []evaluator
+	t    types.T
+}
+
+func (e *coalesceEval) eval(b arrow.RecordBatch) (arrow.Array, error) {
+	n := int(b.NumRows())
+	out := make([]any, n)
+	open := make([]int32, n)
+	for i := range open {
+		open[i] = int32(i)
+	}
+	for _, arg := range e.args {
+		if len(open) == 0 {
+			break
+		}
+		arr, err := evalOn(arg, b, open, n)
+		if err != nil {
+			return nil, err
+		}
+		next := open[:0]
+		for k, i := range open {
+			d := DatumAt(arr, e.t, k)
+			if d == nil {
+				next = append(next, i)
+			} else {
+				out[i] = d
+			}
+		}
+		arr.Release()
+		open = next
+	}
+	return arrayOfDatums(e.t, out), nil
+}
+
+// evalOn evaluates ev on the rows rows of b (all rows when len(rows) == n);
+// the result has len(rows) rows.
+func evalOn(ev evaluator, b arrow.RecordBatch, rows []int32, n int) (arrow.Array, error) {
+	if len(rows) == n {
+		return ev.eval(b)
+	}
+	sub := takeBatch(b, rows)
+	defer sub.Release()
+	return ev.eval(sub)
+}
+
+// caseEval is a searched CASE: each WHEN is evaluated on the rows not yet
+// matched, each THEN only on the rows it matched.
+type caseEval struct {
+	conds, results []evaluator
+	els            evaluator
+	t              types.T
+}
+
+func compileCase(x *nodes.CaseExpr, ec *ExecContext) (evaluator, error) {
+	c := &caseEval{t: x.T}
+	for _, w := range x.Whens {
+		cond, err := compileExpr(w.Cond, ec)
+		if err != nil {
+			return nil, err
+		}
+		res, err := compileExpr(w.Result, ec)
+		if err != nil {
+			return nil, err
+		}
+		c.conds = append(c.conds, cond)
+		c.results = append(c.results, res)
+	}
+	if x.Else != nil {
+		els, err := compileExpr(x.Else, ec)
+		if err != nil {
+			return nil, err
+		}
+		c.els = els
+	}
+	return c, nil
+}
+
+func (c *caseEval) eval(b arrow.RecordBatch) (arrow.Array, error) {
+	n := int(b.NumRows())
+	out := make([]any, n)
+	open := make([]int32, n)
+	for i := range open {
+		open[i] = int32(i)
+	}
+	fill := func(ev evaluator, rows []int32) error {
+		if len(rows) == 0 {
+			return nil
+		}
+		sub := takeBatch(b, rows)
+		defer sub.Release()
+		arr, err := ev.eval(sub)
+		if err != nil {
+			return err
+		}
+		defer arr.Release()
+		for k, i := range rows {
+			out[i] = DatumAt(arr, c.t, k)
+		}
+		return nil
+	}
+	for w, cond := range c.conds {
+		if len(open) == 0 {
+			break
+		}
+		arr, err := evalOn(cond, b, open, n)
+		if err != nil {
+			return nil, err
+		}
+		mask := arr.(*array.Boolean)
+		var hit []int32
+		next := make([]int32, 0, len(open))
+		for k, i := range open {
+			if mask.IsValid(k) && mask.Value(k) {
+				hit = append(hit, i)
+			} else {
+				next = append(next, i)
+			}
+		}
+		arr.Release()
+		if err := fill(c.results[w], hit); err != nil {
+			return nil, err
+		}
+		open = next
+	}
+	if c.els != nil {
+		if err := fill(c.els, open); err != nil {
+			return nil, err
+		}
+	}
+	return arrayOfDatums(c.t, out), nil
+}
+
+// rowwiseEval evaluates fn row by row over datums of its arguments. With
+// strict set, a NULL argument gives NULL without calling fn.
+type rowwiseEval struct {
+	args   []evaluator
+	types  []types.T
+	t      types.T
+	strict bool
+	fn     func([]any) (any, error)
+}
+
+func compileRowwise(args []nodes.Expr, t types.T, strict bool, ec *ExecContext, fn func([]any) (any, error)) (evaluator, error) {
+	evs, err := compileExprs(args, ec)
+	if err != nil {
+		return nil, err
+	}
+	ts := make([]types.T, len(args))
+	for i, a := range args {
+		ts[i] = a.Type()
+	}
+	return &rowwiseEval{args: evs, types: ts, t: t, strict: strict, fn: fn}, nil
+}
+
+func (r *rowwiseEval) eval(b arrow.RecordBatch) (arrow.Array, error) {
+	arrs := make([]arrow.Array, len(r.args))
+	defer func() {
+		for _, a := range arrs {
+			if a != nil {
+				a.Release()
+			}
+		}
+	}()
+	for i, ev := range r.args {
+		a, err := ev.eval(b)
+		if err != nil {
+			return nil, err
+		}
+		arrs[i] = a
+	}
+	n := int(b.NumRows())
+	bld := newBuilder(r.t)
+	defer bld.Release()
+	bld.Reserve(n)
+	vals := make([]any, len(arrs))
+rows:
+	for i := 0; i < n; i++ {
+		for k, a := range arrs {
+			vals[k] = DatumAt(a, r.types[k], i)
+			if vals[k] == nil && r.strict {
+				bld.AppendNull()
+				continue rows
+			}
+		}
+		d, err := r.fn(vals)
+		if err != nil {
+			return nil, err
+		}
+		appendDatum(bld, r.t, d)
+	}
+	return bld.NewArray(), nil
+}

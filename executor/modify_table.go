@@ -1,0 +1,382 @@
+package executor
+
+// ModifyTable runs INSERT, UPDATE and DELETE on local tables. It computes
+// every change first and applies it only when the whole statement has
+// succeeded, so a failing statement (a NOT NULL violation, a row that no
+// partition accepts, an expression error) changes nothing. Inserted and
+// updated rows are routed to partitions. It returns the RETURNING rows,
+// if any, and adds the number of affected rows to ExecContext.RowsAffected.
+
+import (
+	"context"
+	"io"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/pgfed/pgfed/nodes"
+	"github.com/pgfed/pgfed/pgerr"
+	"github.com/pgfed/pgfed/storage"
+	"github.com/pgfed/pgfed/types"
+)
+
+type modifyTable struct {
+	plan      *nodes.ModifyTable
+	ec        *ExecContext
+	child     Operator
+	where     evaluator
+	sets      []evaluator
+	returning []evaluator
+	retSchema *arrow.Schema
+
+	results []arrow.RecordBatch // RETURNING output
+	done    bool
+}
+
+func newModifyTable(p *nodes.ModifyTable, ec *ExecContext) (Operator, error) {
+	m := &modifyTable{plan: p, ec: ec}
+	var err error
+	if p.Op == nodes.Insert {
+		if m.child, err = Build(p.Child, ec); err != nil {
+			return nil, err
+		}
+	}
+	if p.Where != nil {
+		if m.where, err = compileExpr(p.Where, ec); err != nil {
+			return nil, err
+		}
+	}
+	if m.sets, err = compileExprs(p.SetExprs, ec); err != nil {
+		return nil, err
+	}
+	if p.Returning != nil {
+		if m.returning, err = compileExprs(p.Returning, ec); err != nil {
+			return nil, err
+		}
+		m.retSchema = schemaOf(p.Out)
+	}
+	return m, nil
+}
+
+func (m *modifyTable) Open(ctx context.Context) error {
+	if m.child != nil {
+		return m.child.Open(ctx)
+	}
+	return nil
+}
+
+func (m *modifyTable) Close() error {
+	for _, b := range m.results {
+		b.Release()
+	}
+	m.results = nil
+	if m.child != nil {
+		return m.child.Close()
+	}
+	return nil
+}
+
+func (m *modifyTable) Next(ctx context.Context) (arrow.RecordBatch, error) {
+	if !m.done {
+		m.done = true
+		var err error
+		switch m.plan.Op {
+		case nodes.Insert:
+			err = m.insert(ctx)
+		default:
+			err = m.updateOrDelete(ctx)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	if len(m.results) == 0 {
+		return nil, io.EOF
+	}
+	b := m.results[0]
+	m.results = m.results[1:]
+	return b, nil
+}
+
+// pending collects the new contents per leaf table before they are applied.
+type pending struct {
+	appends  map[*storage.Table][]arrow.RecordBatch
+	replaces map[*storage.Table][]arrow.RecordBatch
+	order    []*storage.Table
+}
+
+func newPending() *pending {
+	return &pending{appends: map[*storage.Table][]arrow.RecordBatch{}, replaces: map[*storage.Table][]arrow.RecordBatch{}}
+}
+
+func (p *pending) release() {
+	for _, bs := range p.appends {
+		for _, b := range bs {
+			b.Release()
+		}
+	}
+	for _, bs := range p.replaces {
+		for _, b := range bs {
+			b.Release()
+		}
+	}
+}
+
+func (p *pending) apply() {
+	for t, bs := range p.replaces {
+		t.Replace(bs)
+	}
+	for t, bs := range p.appends {
+		t.Append(bs...)
+	}
+	p.appends, p.replaces = nil, nil
+}
+
+func (m *modifyTable) insert(ctx context.Context) error {
+	pend := newPending()
+	defer func() {
+		if pend.appends != nil {
+			pend.release()
+		}
+	}()
+	for {
+		b, err := m.child.Next(ctx)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		err = m.store(pend, b)
+		if err == nil && m.returning != nil {
+			err = m.addReturning(b)
+		}
+		m.ec.RowsAffected += b.NumRows()
+		b.Release()
+		if err != nil {
+			return err
+		}
+	}
+	pend.apply()
+	return nil
+}
+
+// store routes the rows of b (complete rows of the target table) to their
+// leaf tables, checking NOT NULL, into pend.appends.
+func (m *modifyTable) store(pend *pending, b arrow.RecordBatch) error {
+	target := m.plan.Table
+	if target.Kind != storage.KindPartitioned {
+		if err := checkNotNull(target, b); err != nil {
+			return err
+		}
+		pend.appends[target] = append(pend.appends[target], rebatch(target, b))
+		return nil
+	}
+	rows := map[*storage.Table][]int32{}
+	var leaves []*storage.Table
+	row := make([]any, b.NumCols())
+	for r := 0; r < int(b.NumRows()); r++ {
+		for c := range row {
+			row[c] = DatumAt(b.Column(c), target.Columns[c].Type, r)
+		}
+		leaf := target.Route(row)
+		if leaf == nil {
+			names, vals := partKeyNames(target, row)
+			return pgerr.New(pgerr.CheckViolation, "no partition of relation %q found for row", target.Name).
+				WithDetail("Partition key of the failing row contains (%s) = (%s).", names, vals)
+		}
+		if _, ok := rows[leaf]; !ok {
+			leaves = append(leaves, leaf)
+		}
+		rows[leaf] = append(rows[leaf], int32(r))
+	}
+	for _, leaf := range leaves {
+		part := takeBatch(b, rows[leaf])
+		err := checkNotNull(leaf, part)
+		if err == nil {
+			pend.appends[leaf] = append(pend.appends[leaf], rebatch(leaf, part))
+		}
+		part.Release()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// partKeyNames renders the partition key columns and values of a row for
+// the "no partition" error: "a, b) = (1, 2" without the outer parentheses.
+func partKeyNames(t *storage.Table, row []any) (string, string) {
+	names := make([]string, len(t.PartKey.Columns))
+	vals := make([]string, len(t.PartKey.Columns))
+	for i, c := range t.PartKey.Columns {
+		names[i] = t.Columns[c].Name
+		if row[c] == nil {
+			vals[i] = "null"
+		} else {
+			vals[i] = types.Format(t.Columns[c].Type, row[c])
+		}
+	}
+	return strings.Join(names, ", "), strings.Join(vals, ", ")
+}
+
+// rebatch re-labels b with t's schema (same column types), retaining b.
+func rebatch(t *storage.Table, b arrow.RecordBatch) arrow.RecordBatch {
+	cols := make([]arrow.Array, b.NumCols())
+	for i := range cols {
+		cols[i] = b.Column(i)
+	}
+	return array.NewRecordBatch(t.ArrowSchema(), cols, b.NumRows())
+}
+
+func checkNotNull(t *storage.Table, b arrow.RecordBatch) error {
+	for c, col := range t.Columns {
+		if !col.NotNull || b.Column(c).NullN() == 0 {
+			continue
+		}
+		arr := b.Column(c)
+		for r := 0; r < arr.Len(); r++ {
+			if arr.IsNull(r) {
+				return pgerr.New(pgerr.NotNullViolation, "null value in column %q of relation %q violates not-null constraint", col.Name, t.Name).
+					WithDetail("Failing row contains (%s).", formatRow(t, b, r))
+			}
+		}
+	}
+	return nil
+}
+
+func formatRow(t *storage.Table, b arrow.RecordBatch, r int) string {
+	parts := make([]string, b.NumCols())
+	for c := range parts {
+		d := DatumAt(b.Column(c), t.Columns[c].Type, r)
+		if d == nil {
+			parts[c] = "null"
+		} else {
+			parts[c] = types.Format(t.Columns[c].Type, d)
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+func (m *modifyTable) addReturning(b arrow.RecordBatch) error {
+	b.Retain()
+	out, err := project(b, m.returning, m.retSchema)
+	if err != nil {
+		return err
+	}
+	m.results = append(m.results, out)
+	return nil
+}
+
+// updateOrDelete rewrites each leaf: unmatched rows stay, matched rows are
+// dropped (DELETE) or replaced by their new values, routed again (UPDATE).
+func (m *modifyTable) updateOrDelete(ctx context.Context) error {
+	pend := newPending()
+	defer func() {
+		if pend.appends != nil {
+			pend.release()
+		}
+	}()
+	for _, leaf := range m.plan.Leaves {
+		pend.replaces[leaf] = nil
+	}
+	for _, leaf := range m.plan.Leaves {
+		for _, b := range leaf.Snapshot() {
+			err := m.modifyBatch(ctx, pend, leaf, b)
+			b.Release()
+			if err != nil {
+				return err
+			}
+		}
+	}
+	pend.apply()
+	return nil
+}
+
+func (m *modifyTable) modifyBatch(ctx context.Context, pend *pending, leaf *storage.Table, b arrow.RecordBatch) error {
+	if err := checkCtx(ctx); err != nil {
+		return err
+	}
+	n := int(b.NumRows())
+	var hit, keep []int32
+	if m.where == nil {
+		hit = make([]int32, n)
+		for i := range hit {
+			hit[i] = int32(i)
+		}
+	} else {
+		mask, err := m.where.eval(b)
+		if err != nil {
+			return err
+		}
+		bm := mask.(*array.Boolean)
+		for i := 0; i < n; i++ {
+			if bm.IsValid(i) && bm.Value(i) {
+				hit = append(hit, int32(i))
+			} else {
+				keep = append(keep, int32(i))
+			}
+		}
+		mask.Release()
+	}
+	if len(keep) > 0 {
+		kept := takeBatch(b, keep)
+		pend.replaces[leaf] = append(pend.replaces[leaf], rebatch(leaf, kept))
+		kept.Release()
+	}
+	if len(hit) == 0 {
+		return nil
+	}
+	m.ec.RowsAffected += int64(len(hit))
+	old := takeBatch(b, hit)
+	defer old.Release()
+	if m.plan.Op == nodes.Delete {
+		if m.returning != nil {
+			return m.addReturning(old)
+		}
+		return nil
+	}
+	cols := make([]arrow.Array, old.NumCols())
+	for i := range cols {
+		cols[i] = old.Column(i)
+		cols[i].Retain()
+	}
+	for i, ev := range m.sets {
+		arr, err := ev.eval(old)
+		if err != nil {
+			releaseAll(cols)
+			return err
+		}
+		c := m.plan.SetCols[i]
+		cols[c].Release()
+		cols[c] = arr
+	}
+	updated := makeBatch(leaf.ArrowSchema(), cols, len(hit))
+	defer updated.Release()
+	if m.returning != nil {
+		if err := m.addReturning(updated); err != nil {
+			return err
+		}
+	}
+	if m.plan.Table.Kind != storage.KindPartitioned {
+		if err := checkNotNull(leaf, updated); err != nil {
+			return err
+		}
+		pend.replaces[leaf] = append(pend.replaces[leaf], rebatch(leaf, updated))
+		return nil
+	}
+	// Re-route: a row may move to another partition.
+	moved := newPending()
+	if err := m.store(moved, updated); err != nil {
+		moved.release()
+		return err
+	}
+	for t, bs := range moved.appends {
+		if _, ok := pend.replaces[t]; ok {
+			pend.replaces[t] = append(pend.replaces[t], bs...)
+		} else {
+			pend.appends[t] = append(pend.appends[t], bs...)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,284 @@
+package executor
+
+import (
+	"context"
+	"io"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/pgfed/pgfed/instrument"
+	"github.com/pgfed/pgfed/nodes"
+	"github.com/pgfed/pgfed/pgerr"
+)
+
+// Operator is the runtime form of a plan node. See the package doc for
+// the lifecycle and ownership rules.
+type Operator interface {
+	Open(ctx context.Context) error
+	Next(ctx context.Context) (arrow.RecordBatch, error)
+	Close() error
+}
+
+// ExecContext is what every operator of one statement shares.
+type ExecContext struct {
+	// Stats receives per-node counters; nil unless EXPLAIN ANALYZE.
+	Stats *instrument.Stats
+	// Now is the statement's start time in microseconds since the Unix
+	// epoch: now() and CURRENT_TIMESTAMP return it for the whole statement.
+	Now int64
+	// BatchSize bounds the rows per batch that nodes which build batches
+	// produce (scans pass stored batches through).
+	BatchSize int
+	// RowsAffected counts the rows that INSERT, UPDATE or DELETE changed,
+	// for the command tag.
+	RowsAffected int64
+}
+
+// DefaultBatchSize is the batch size of built batches.
+const DefaultBatchSize = 64 * 1024
+
+// checkCtx turns a done context into PostgreSQL's cancel error; the cause
+// distinguishes statement_timeout from a user cancel.
+func checkCtx(ctx context.Context) error {
+	if ctx.Err() == nil {
+		return nil
+	}
+	return CtxError(ctx)
+}
+
+// CtxError returns the *pgerr.Error for a done context.
+func CtxError(ctx context.Context) error {
+	if pe, ok := pgerr.As(context.Cause(ctx)); ok {
+		return pe
+	}
+	return pgerr.Canceled()
+}
+
+// Build makes the operator tree of plan p.
+func Build(p nodes.Plan, ec *ExecContext) (Operator, error) {
+	if ec.BatchSize <= 0 {
+		ec.BatchSize = DefaultBatchSize
+	}
+	var op Operator
+	var err error
+	switch n := p.(type) {
+	case *nodes.SeqScan:
+		op = newSeqScan(n, ec)
+	case *nodes.Result:
+		op = &resultOp{plan: n}
+	case *nodes.ValuesScan:
+		op, err = newValuesScan(n, ec)
+	case *nodes.FunctionScan:
+		op, err = newFunctionScan(n, ec)
+	case *nodes.SubqueryScan:
+		op, err = newSubqueryScan(n, ec)
+	case *nodes.Append:
+		op, err = newAppend(n, ec)
+	case *nodes.Agg:
+		op, err = newAgg(n, ec)
+	case *nodes.Sort:
+		op, err = newSort(n, ec)
+	case *nodes.Limit:
+		op, err = newLimit(n, ec)
+	case *nodes.ModifyTable:
+		op, err = newModifyTable(n, ec)
+	default:
+		return nil, pgerr.Internal("executor: no operator for plan node %T", p)
+	}
+	if err != nil {
+		return nil, err
+	}
+	b := p.Base()
+	if b.Filter != nil || b.Targets != nil {
+		op, err = newFilterProject(op, b, ec)
+		if err != nil {
+			return nil, err
+		}
+	}
+	if ec.Stats != nil {
+		op = &instrumented{Operator: op, stats: ec.Stats.Node(b.ID), timing: ec.Stats.Timing}
+	}
+	return op, nil
+}
+
+// buildChild builds a child and, on failure, nothing is left open.
+func buildChildren(ps []nodes.Plan, ec *ExecContext) ([]Operator, error) {
+	ops := make([]Operator, 0, len(ps))
+	for _, p := range ps {
+		op, err := Build(p, ec)
+		if err != nil {
+			for _, o := range ops {
+				o.Close()
+			}
+			return nil, err
+		}
+		ops = append(ops, op)
+	}
+	return ops, nil
+}
+
+// instrumented counts loops, rows and time of the operator it wraps.
+type instrumented struct {
+	Operator
+	stats  *instrument.NodeStats
+	timing bool
+}
+
+func (w *instrumented) Open(ctx context.Context) error {
+	w.stats.StartLoop()
+	if !w.timing {
+		return w.Operator.Open(ctx)
+	}
+	start := time.Now()
+	err := w.Operator.Open(ctx)
+	w.stats.Total += time.Since(start)
+	return err
+}
+
+func (w *instrumented) Next(ctx context.Context) (arrow.RecordBatch, error) {
+	var start time.Time
+	if w.timing {
+		start = time.Now()
+	}
+	b, err := w.Operator.Next(ctx)
+	if w.timing {
+		w.stats.AddTime(time.Since(start))
+	}
+	if b != nil {
+		w.stats.Rows += b.NumRows()
+		w.stats.Batches++
+	}
+	return b, err
+}
+
+// Stats returns the counters of the wrapped node (for nodes that count
+// rows delivered out of band).
+func (w *instrumented) Unwrap() Operator { return w.Operator }
+
+// filterProject applies a node's Filter and Targets to the rows the node
+// itself produces (PostgreSQL's ExecScan qual + projection).
+type filterProject struct {
+	child   Operator
+	filter  evaluator
+	targets []evaluator
+	schema  *arrow.Schema
+	removed *int64
+}
+
+func newFilterProject(child Operator, b *nodes.PlanBase, ec *ExecContext) (Operator, error) {
+	fp := &filterProject{child: child}
+	var err error
+	if b.Filter != nil {
+		if fp.filter, err = compileExpr(b.Filter, ec); err != nil {
+			return nil, err
+		}
+	}
+	if b.Targets != nil {
+		fp.targets = make([]evaluator, len(b.Targets))
+		for i, t := range b.Targets {
+			if fp.targets[i], err = compileExpr(t, ec); err != nil {
+				return nil, err
+			}
+		}
+		fp.schema = schemaOf(b.Out)
+	}
+	if ec.Stats != nil {
+		fp.removed = &ec.Stats.Node(b.ID).RowsRemovedByFilter
+	}
+	return fp, nil
+}
+
+func (fp *filterProject) Open(ctx context.Context) error { return fp.child.Open(ctx) }
+func (fp *filterProject) Close() error                   { return fp.child.Close() }
+
+func (fp *filterProject) Next(ctx context.Context) (arrow.RecordBatch, error) {
+	for {
+		b, err := fp.child.Next(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if fp.filter != nil {
+			b, err = fp.applyFilter(b)
+			if err != nil {
+				return nil, err
+			}
+			if b == nil {
+				continue
+			}
+		}
+		if fp.targets != nil {
+			return project(b, fp.targets, fp.schema)
+		}
+		return b, nil
+	}
+}
+
+// applyFilter returns the rows of b that pass the filter (nil if none);
+// it takes over b.
+func (fp *filterProject) applyFilter(b arrow.RecordBatch) (arrow.RecordBatch, error) {
+	mask, err := fp.filter.eval(b)
+	if err != nil {
+		b.Release()
+		return nil, err
+	}
+	sel, all := selection(mask.(*array.Boolean))
+	mask.Release()
+	if fp.removed != nil && !all {
+		*fp.removed += b.NumRows() - int64(len(sel))
+	}
+	if all {
+		return b, nil
+	}
+	if len(sel) == 0 {
+		b.Release()
+		return nil, nil
+	}
+	out := takeBatch(b, sel)
+	b.Release()
+	return out, nil
+}
+
+// project evaluates targets over b (taking over b) into a new batch.
+func project(b arrow.RecordBatch, targets []evaluator, schema *arrow.Schema) (arrow.RecordBatch, error) {
+	defer b.Release()
+	cols := make([]arrow.Array, len(targets))
+	for i, t := range targets {
+		c, err := t.eval(b)
+		if err != nil {
+			for _, x := range cols[:i] {
+				x.Release()
+			}
+			return nil, err
+		}
+		cols[i] = c
+	}
+	return makeBatch(schema, cols, int(b.NumRows())), nil
+}
+
+// Drain runs op to the end, calling fn for each batch (which fn must not
+// keep without retaining). It opens and closes op.
+func Drain(ctx context.Context, op Operator, fn func(arrow.RecordBatch) error) (err error) {
+	defer func() {
+		if cerr := op.Close(); err == nil {
+			err = cerr
+		}
+	}()
+	if err = op.Open(ctx); err != nil {
+		return err
+	}
+	for {
+		b, err := op.Next(ctx)
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		err = fn(b)
+		b.Release()
+		if err != nil {
+			return err
+		}
+	}
+}

@@ -1,0 +1,420 @@
+package executor
+
+// Operators: arithmetic, comparison, concatenation and LIKE. The planner
+// has already coerced both operands to the operator's input types, so a
+// kernel only dispatches on one type.
+
+import (
+	"math"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/bitutil"
+	"github.com/cockroachdb/apd/v3"
+	"github.com/pgfed/pgfed/nodes"
+	"github.com/pgfed/pgfed/pgerr"
+	"github.com/pgfed/pgfed/types"
+)
+
+// binaryEval evaluates both operands over the whole batch, then a kernel.
+type binaryEval struct {
+	l, r   evaluator
+	kernel func(l, r arrow.Array) (arrow.Array, error)
+}
+
+func (e *binaryEval) eval(b arrow.RecordBatch) (arrow.Array, error) {
+	l, err := e.l.eval(b)
+	if err != nil {
+		return nil, err
+	}
+	defer l.Release()
+	r, err := e.r.eval(b)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Release()
+	return e.kernel(l, r)
+}
+
+func compileOp(x *nodes.OpExpr, ec *ExecContext) (evaluator, error) {
+	if x.Left == nil { // prefix operator
+		if x.Op == "+" {
+			return compileExpr(x.Right, ec)
+		}
+		zero := &nodes.Const{T: x.T, Value: zeroOf(x.T)}
+		return compileOp(&nodes.OpExpr{Op: "-", Left: zero, Right: x.Right, T: x.T}, ec)
+	}
+	lt, rt := x.Left.Type(), x.Right.Type()
+	var kernel func(l, r arrow.Array) (arrow.Array, error)
+	switch x.Op {
+	case "+", "-", "*", "/", "%":
+		switch {
+		case lt.ID == types.Date || rt.ID == types.Date:
+			return compileDateArith(x, ec)
+		case lt.ID == types.Int8:
+			kernel = intArith[int64](x.Op, lt, math.MinInt64, math.MaxInt64)
+		case lt.ID == types.Int4:
+			kernel = intArith[int32](x.Op, lt, math.MinInt32, math.MaxInt32)
+		case lt.ID == types.Int2:
+			kernel = intArith[int16](x.Op, lt, math.MinInt16, math.MaxInt16)
+		case lt.ID == types.Float8:
+			kernel = floatArith[float64](x.Op, lt)
+		case lt.ID == types.Float4:
+			kernel = floatArith[float32](x.Op, lt)
+		case lt.ID == types.Numeric:
+			return compileRowwise([]nodes.Expr{x.Left, x.Right}, x.T, true, ec, numericOp(x.Op))
+		default:
+			return nil, pgerr.Internal("executor: no %s operator for %s", x.Op, lt)
+		}
+	case "=", "<>", "<", "<=", ">", ">=":
+		kernel = compareKernel(x.Op, lt)
+	case "||":
+		return compileRowwise([]nodes.Expr{x.Left, x.Right}, x.T, true, ec, func(a []any) (any, error) {
+			return a[0].(string) + a[1].(string), nil
+		})
+	case "~~", "!~~", "~~*", "!~~*":
+		return compileLike(x, ec)
+	default:
+		return nil, pgerr.Internal("executor: unknown operator %s", x.Op)
+	}
+	l, err := compileExpr(x.Left, ec)
+	if err != nil {
+		return nil, err
+	}
+	r, err := compileExpr(x.Right, ec)
+	if err != nil {
+		return nil, err
+	}
+	return &binaryEval{l: l, r: r, kernel: kernel}, nil
+}
+
+func zeroOf(t types.T) any {
+	switch {
+	case t.IsInteger():
+		return int64(0)
+	case t.IsFloat():
+		return float64(0)
+	case t.ID == types.Numeric:
+		return types.NumericFromInt64(0)
+	}
+	return nil
+}
+
+func outOfRange(t types.T) error {
+	switch t.ID {
+	case types.Int2:
+		return pgerr.New(pgerr.NumericValueOutOfRange, "smallint out of range")
+	case types.Int4:
+		return pgerr.New(pgerr.NumericValueOutOfRange, "integer out of range")
+	}
+	return pgerr.New(pgerr.NumericValueOutOfRange, "bigint out of range")
+}
+
+func divisionByZero() error { return pgerr.New(pgerr.DivisionByZero, "division by zero") }
+
+// intArith returns the kernel of op on integers of Go type T, with
+// PostgreSQL's overflow and division errors. Narrow types compute in
+// int64 and check the range of T.
+func intArith[T int16 | int32 | int64](op string, t types.T, lo, hi int64) func(l, r arrow.Array) (arrow.Array, error) {
+	return func(l, r arrow.Array) (arrow.Array, error) {
+		lv, rv := valuesOf[T](l), valuesOf[T](r)
+		valid, nulls := andValidity(l, r)
+		out := make([]T, len(lv))
+		wide := lo != math.MinInt64
+		for i := range lv {
+			if !isValid(valid, i) {
+				continue
+			}
+			a, b := int64(lv[i]), int64(rv[i])
+			var v int64
+			switch op {
+			case "+":
+				v = a + b
+				if !wide && ((a^v)&(b^v)) < 0 {
+					return nil, outOfRange(t)
+				}
+			case "-":
+				v = a - b
+				if !wide && ((a^b)&(a^v)) < 0 {
+					return nil, outOfRange(t)
+				}
+			case "*":
+				v = a * b
+				if !wide && a != 0 && (v/a != b || (a == -1 && b == math.MinInt64) || (b == -1 && a == math.MinInt64)) {
+					return nil, outOfRange(t)
+				}
+			case "/":
+				if b == 0 {
+					return nil, divisionByZero()
+				}
+				if b == -1 {
+					if a == lo {
+						return nil, outOfRange(t)
+					}
+					v = -a
+				} else {
+					v = a / b
+				}
+			case "%":
+				if b == 0 {
+					return nil, divisionByZero()
+				}
+				if b == -1 {
+					v = 0
+				} else {
+					v = a % b
+				}
+			}
+			if wide && (v < lo || v > hi) {
+				return nil, outOfRange(t)
+			}
+			out[i] = T(v)
+		}
+		return newFixedArray(t.ArrowType(), out, valid, nulls), nil
+	}
+}
+
+// floatArith is + - * / on real or double precision with PostgreSQL's
+// overflow, underflow and division-by-zero errors.
+func floatArith[T float32 | float64](op string, t types.T) func(l, r arrow.Array) (arrow.Array, error) {
+	return func(l, r arrow.Array) (arrow.Array, error) {
+		lv, rv := valuesOf[T](l), valuesOf[T](r)
+		valid, nulls := andValidity(l, r)
+		out := make([]T, len(lv))
+		for i := range lv {
+			if !isValid(valid, i) {
+				continue
+			}
+			a, b := lv[i], rv[i]
+			var v T
+			switch op {
+			case "+":
+				v = a + b
+			case "-":
+				v = a - b
+			case "*":
+				v = a * b
+				if v == 0 && a != 0 && b != 0 {
+					return nil, pgerr.New(pgerr.NumericValueOutOfRange, "value out of range: underflow")
+				}
+			case "/":
+				if b == 0 && !math.IsNaN(float64(a)) {
+					return nil, divisionByZero()
+				}
+				v = a / b
+				if v == 0 && a != 0 && !math.IsInf(float64(b), 0) {
+					return nil, pgerr.New(pgerr.NumericValueOutOfRange, "value out of range: underflow")
+				}
+			default:
+				return nil, pgerr.New(pgerr.UndefinedFunction, "operator does not exist: %s %s %s", t, op, t)
+			}
+			if math.IsInf(float64(v), 0) && !math.IsInf(float64(a), 0) && !math.IsInf(float64(b), 0) {
+				return nil, pgerr.New(pgerr.NumericValueOutOfRange, "value out of range: overflow")
+			}
+			out[i] = v
+		}
+		return newFixedArray(t.ArrowType(), out, valid, nulls), nil
+	}
+}
+
+func numericOp(op string) func(a []any) (any, error) {
+	return func(a []any) (any, error) {
+		x, y := a[0].(*apd.Decimal), a[1].(*apd.Decimal)
+		switch op {
+		case "+":
+			return types.NumericAdd(x, y)
+		case "-":
+			return types.NumericSub(x, y)
+		case "*":
+			return types.NumericMul(x, y)
+		case "/":
+			return types.NumericDiv(x, y)
+		default:
+			return types.NumericMod(x, y)
+		}
+	}
+}
+
+// compileDateArith handles date + int, int + date, date - int, date - date.
+func compileDateArith(x *nodes.OpExpr, ec *ExecContext) (evaluator, error) {
+	lt := x.Left.Type()
+	return compileRowwise([]nodes.Expr{x.Left, x.Right}, x.T, true, ec, func(a []any) (any, error) {
+		var d int64
+		switch {
+		case x.Op == "-" && x.Right.Type().ID == types.Date:
+			return int64(a[0].(int32)) - int64(a[1].(int32)), nil
+		case lt.ID == types.Date && x.Op == "+":
+			d = int64(a[0].(int32)) + a[1].(int64)
+		case lt.ID == types.Date:
+			d = int64(a[0].(int32)) - a[1].(int64)
+		default:
+			d = int64(a[1].(int32)) + a[0].(int64)
+		}
+		if d < -2451545 || d > 2147483647-2451545 {
+			return nil, pgerr.New(pgerr.DatetimeFieldOverflow, "date out of range")
+		}
+		return int32(d), nil
+	})
+}
+
+// compareKernel returns the kernel of a comparison on values of type t.
+func compareKernel(op string, t types.T) func(l, r arrow.Array) (arrow.Array, error) {
+	want := cmpWant(op)
+	switch t.ID {
+	case types.Int8, types.Timestamp, types.TimestampTZ:
+		return orderedCompare[int64](want)
+	case types.Int4, types.Date:
+		return orderedCompare[int32](want)
+	case types.Int2:
+		return orderedCompare[int16](want)
+	case types.Text, types.Varchar:
+		return func(l, r arrow.Array) (arrow.Array, error) {
+			ls, rs := l.(*array.String), r.(*array.String)
+			return compareLoop(l, r, func(i int) int { return strings.Compare(ls.Value(i), rs.Value(i)) }, want), nil
+		}
+	}
+	return func(l, r arrow.Array) (arrow.Array, error) {
+		return compareLoop(l, r, func(i int) int {
+			return types.Compare(t, DatumAt(l, t, i), DatumAt(r, t, i))
+		}, want), nil
+	}
+}
+
+// cmpWant maps an operator to the set of comparison outcomes (-1, 0, +1,
+// as bits 0..2) that make it true.
+func cmpWant(op string) uint8 {
+	switch op {
+	case "=":
+		return 0b010
+	case "<>":
+		return 0b101
+	case "<":
+		return 0b001
+	case "<=":
+		return 0b011
+	case ">":
+		return 0b100
+	default:
+		return 0b110
+	}
+}
+
+func orderedCompare[T int16 | int32 | int64](want uint8) func(l, r arrow.Array) (arrow.Array, error) {
+	return func(l, r arrow.Array) (arrow.Array, error) {
+		lv, rv := valuesOf[T](l), valuesOf[T](r)
+		n := len(lv)
+		valid, nulls := andValidity(l, r)
+		bits := make([]byte, bitutil.BytesForBits(int64(n)))
+		lt, eq, gt := want&1 != 0, want&2 != 0, want&4 != 0
+		for i := 0; i < n; i++ {
+			a, b := lv[i], rv[i]
+			if (a < b && lt) || (a == b && eq) || (a > b && gt) {
+				bits[i>>3] |= 1 << (i & 7)
+			}
+		}
+		return newBoolArray(bits, n, valid, nulls), nil
+	}
+}
+
+func compareLoop(l, r arrow.Array, cmp func(i int) int, want uint8) arrow.Array {
+	n := l.Len()
+	valid, nulls := andValidity(l, r)
+	bits := make([]byte, bitutil.BytesForBits(int64(n)))
+	for i := 0; i < n; i++ {
+		if !isValid(valid, i) {
+			continue
+		}
+		if want&(1<<(cmp(i)+1)) != 0 {
+			bitutil.SetBit(bits, i)
+		}
+	}
+	return newBoolArray(bits, n, valid, nulls)
+}
+
+// compileLike compiles LIKE / ILIKE (and their negations).
+func compileLike(x *nodes.OpExpr, ec *ExecContext) (evaluator, error) {
+	fold := strings.HasSuffix(x.Op, "*")
+	neg := strings.HasPrefix(x.Op, "!")
+	var cached string
+	var cachedPat []likeToken
+	return compileRowwise([]nodes.Expr{x.Left, x.Right}, types.BoolT, true, ec, func(a []any) (any, error) {
+		s, p := a[0].(string), a[1].(string)
+		if fold {
+			s, p = strings.ToLower(s), strings.ToLower(p)
+		}
+		if cachedPat == nil || p != cached {
+			pat, err := compileLikePattern(p)
+			if err != nil {
+				return nil, err
+			}
+			cached, cachedPat = p, pat
+		}
+		return likeMatch(s, cachedPat) != neg, nil
+	})
+}
+
+// likeToken is one element of a LIKE pattern: a literal rune, _ or %.
+type likeToken struct {
+	kind byte // 'l' literal, '_' any one, '%' any run
+	r    rune
+}
+
+func compileLikePattern(p string) ([]likeToken, error) {
+	toks := []likeToken{}
+	rs := []rune(p)
+	for i := 0; i < len(rs); i++ {
+		switch rs[i] {
+		case '\\':
+			if i+1 >= len(rs) {
+				return nil, pgerr.New(pgerr.InvalidEscapeSequence, "LIKE pattern must not end with escape character")
+			}
+			i++
+			toks = append(toks, likeToken{kind: 'l', r: rs[i]})
+		case '%':
+			if len(toks) == 0 || toks[len(toks)-1].kind != '%' {
+				toks = append(toks, likeToken{kind: '%'})
+			}
+		case '_':
+			toks = append(toks, likeToken{kind: '_'})
+		default:
+			toks = append(toks, likeToken{kind: 'l', r: rs[i]})
+		}
+	}
+	return toks, nil
+}
+
+// likeMatch matches s against a compiled pattern, backtracking only at %.
+func likeMatch(s string, pat []likeToken) bool {
+	rs := []rune(s)
+	var match func(si, pi int) bool
+	match = func(si, pi int) bool {
+		for pi < len(pat) {
+			t := pat[pi]
+			switch t.kind {
+			case '%':
+				if pi == len(pat)-1 {
+					return true
+				}
+				for k := si; k <= len(rs); k++ {
+					if match(k, pi+1) {
+						return true
+					}
+				}
+				return false
+			case '_':
+				if si >= len(rs) {
+					return false
+				}
+			default:
+				if si >= len(rs) || rs[si] != t.r {
+					return false
+				}
+			}
+			si++
+			pi++
+		}
+		return si == len(rs)
+	}
+	return match(0, 0)
+}

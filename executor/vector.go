@@ -1,0 +1,270 @@
+package executor
+
+// Helpers that move values between Arrow arrays and the datum convention
+// of package types, and that select rows out of batches. The per-row
+// loops live here so that node code stays batch-shaped.
+
+import (
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/pgfed/pgfed/nodes"
+	"github.com/pgfed/pgfed/types"
+)
+
+// alloc is the allocator of every array the executor builds.
+var alloc = memory.DefaultAllocator
+
+// DatumAt returns row i of arr (of SQL type t) as a datum (nil for NULL).
+func DatumAt(arr arrow.Array, t types.T, i int) any {
+	if arr.IsNull(i) {
+		return nil
+	}
+	switch a := arr.(type) {
+	case *array.Int64:
+		return a.Value(i)
+	case *array.Int32:
+		return int64(a.Value(i))
+	case *array.Int16:
+		return int64(a.Value(i))
+	case *array.Float64:
+		return a.Value(i)
+	case *array.Float32:
+		return float64(a.Value(i))
+	case *array.Boolean:
+		return a.Value(i)
+	case *array.String:
+		if t.ID == types.Numeric {
+			d, err := types.NumericFromString(a.Value(i))
+			if err != nil {
+				panic(err)
+			}
+			return d
+		}
+		return a.Value(i)
+	case *array.Date32:
+		return int32(a.Value(i))
+	case *array.Timestamp:
+		return int64(a.Value(i))
+	case *array.Null:
+		return nil
+	}
+	panic(fmt.Sprintf("executor: unsupported array %T", arr))
+}
+
+// newBuilder returns a builder for arrays of SQL type t.
+func newBuilder(t types.T) array.Builder {
+	return array.NewBuilder(alloc, t.ArrowType())
+}
+
+// appendDatum appends d (nil = NULL) of type t to b.
+func appendDatum(b array.Builder, t types.T, d any) {
+	if d == nil {
+		b.AppendNull()
+		return
+	}
+	switch bb := b.(type) {
+	case *array.Int64Builder:
+		bb.Append(d.(int64))
+	case *array.Int32Builder:
+		bb.Append(int32(d.(int64)))
+	case *array.Int16Builder:
+		bb.Append(int16(d.(int64)))
+	case *array.Float64Builder:
+		bb.Append(d.(float64))
+	case *array.Float32Builder:
+		bb.Append(float32(d.(float64)))
+	case *array.BooleanBuilder:
+		bb.Append(d.(bool))
+	case *array.StringBuilder:
+		if t.ID == types.Numeric {
+			bb.Append(types.Format(t, d))
+		} else {
+			bb.Append(d.(string))
+		}
+	case *array.Date32Builder:
+		bb.Append(arrow.Date32(d.(int32)))
+	case *array.TimestampBuilder:
+		bb.Append(arrow.Timestamp(d.(int64)))
+	default:
+		panic(fmt.Sprintf("executor: unsupported builder %T", b))
+	}
+}
+
+// arrayOfDatums builds an array of type t from datums.
+func arrayOfDatums(t types.T, ds []any) arrow.Array {
+	b := newBuilder(t)
+	defer b.Release()
+	b.Reserve(len(ds))
+	for _, d := range ds {
+		appendDatum(b, t, d)
+	}
+	return b.NewArray()
+}
+
+// constArray builds an array of n copies of d.
+func constArray(t types.T, d any, n int) arrow.Array {
+	b := newBuilder(t)
+	defer b.Release()
+	b.Reserve(n)
+	if d == nil {
+		b.AppendNulls(n)
+		return b.NewArray()
+	}
+	switch bb := b.(type) {
+	case *array.Int64Builder:
+		v := d.(int64)
+		for i := 0; i < n; i++ {
+			bb.UnsafeAppend(v)
+		}
+	case *array.Int32Builder:
+		v := int32(d.(int64))
+		for i := 0; i < n; i++ {
+			bb.UnsafeAppend(v)
+		}
+	case *array.Float64Builder:
+		v := d.(float64)
+		for i := 0; i < n; i++ {
+			bb.UnsafeAppend(v)
+		}
+	default:
+		for i := 0; i < n; i++ {
+			appendDatum(b, t, d)
+		}
+	}
+	return b.NewArray()
+}
+
+// schemaOf makes the Arrow schema of a node's output.
+func schemaOf(fields []nodes.Field) *arrow.Schema {
+	fs := make([]arrow.Field, len(fields))
+	for i, f := range fields {
+		fs[i] = arrow.Field{Name: f.Name, Type: f.T.ArrowType(), Nullable: true}
+	}
+	return arrow.NewSchema(fs, nil)
+}
+
+// makeBatch assembles a batch from cols, taking over their references.
+func makeBatch(schema *arrow.Schema, cols []arrow.Array, n int) arrow.RecordBatch {
+	b := array.NewRecordBatch(schema, cols, int64(n))
+	for _, c := range cols {
+		c.Release()
+	}
+	return b
+}
+
+// selection returns the indexes of the rows where mask is true (NULL counts
+// as false), or nil and all=true when every row is selected.
+func selection(mask *array.Boolean) (sel []int32, all bool) {
+	n := mask.Len()
+	if mask.NullN() == 0 {
+		bits := mask.Data().Buffers()[1].Bytes()
+		off := mask.Data().Offset()
+		cnt := 0
+		for i := 0; i < n; i++ {
+			j := i + off
+			if bits[j>>3]&(1<<(j&7)) != 0 {
+				cnt++
+			}
+		}
+		if cnt == n {
+			return nil, true
+		}
+		sel = make([]int32, 0, cnt)
+		for i := 0; i < n; i++ {
+			j := i + off
+			if bits[j>>3]&(1<<(j&7)) != 0 {
+				sel = append(sel, int32(i))
+			}
+		}
+		return sel, false
+	}
+	for i := 0; i < n; i++ {
+		if mask.IsValid(i) && mask.Value(i) {
+			sel = append(sel, int32(i))
+		}
+	}
+	return sel, len(sel) == n
+}
+
+// takeArray returns the rows sel of arr, in that order.
+func takeArray(arr arrow.Array, sel []int32) arrow.Array {
+	switch a := arr.(type) {
+	case *array.Int64:
+		return takePrimitive(a.Int64Values(), a, sel, array.NewInt64Builder(alloc))
+	case *array.Int32:
+		return takePrimitive(a.Int32Values(), a, sel, array.NewInt32Builder(alloc))
+	case *array.Int16:
+		return takePrimitive(a.Int16Values(), a, sel, array.NewInt16Builder(alloc))
+	case *array.Float64:
+		return takePrimitive(a.Float64Values(), a, sel, array.NewFloat64Builder(alloc))
+	case *array.Float32:
+		return takePrimitive(a.Float32Values(), a, sel, array.NewFloat32Builder(alloc))
+	case *array.Date32:
+		return takePrimitive(a.Date32Values(), a, sel, array.NewDate32Builder(alloc))
+	case *array.Timestamp:
+		return takePrimitive(a.TimestampValues(), a, sel, array.NewTimestampBuilder(alloc, a.DataType().(*arrow.TimestampType)))
+	case *array.String:
+		b := array.NewStringBuilder(alloc)
+		defer b.Release()
+		b.Reserve(len(sel))
+		for _, i := range sel {
+			if a.IsNull(int(i)) {
+				b.AppendNull()
+			} else {
+				b.Append(a.Value(int(i)))
+			}
+		}
+		return b.NewArray()
+	case *array.Boolean:
+		b := array.NewBooleanBuilder(alloc)
+		defer b.Release()
+		b.Reserve(len(sel))
+		for _, i := range sel {
+			if a.IsNull(int(i)) {
+				b.AppendNull()
+			} else {
+				b.UnsafeAppend(a.Value(int(i)))
+			}
+		}
+		return b.NewArray()
+	case *array.Null:
+		return array.NewNull(len(sel))
+	}
+	panic(fmt.Sprintf("executor: take of %T", arr))
+}
+
+type primitiveBuilder[T any] interface {
+	array.Builder
+	UnsafeAppend(T)
+}
+
+func takePrimitive[T any, B primitiveBuilder[T]](vals []T, arr arrow.Array, sel []int32, b B) arrow.Array {
+	defer b.Release()
+	b.Reserve(len(sel))
+	if arr.NullN() == 0 {
+		for _, i := range sel {
+			b.UnsafeAppend(vals[i])
+		}
+	} else {
+		for _, i := range sel {
+			if arr.IsNull(int(i)) {
+				b.AppendNull()
+			} else {
+				b.UnsafeAppend(vals[i])
+			}
+		}
+	}
+	return b.NewArray()
+}
+
+// takeBatch returns the rows sel of b as a new batch.
+func takeBatch(b arrow.RecordBatch, sel []int32) arrow.RecordBatch {
+	cols := make([]arrow.Array, b.NumCols())
+	for i := range cols {
+		cols[i] = takeArray(b.Column(i), sel)
+	}
+	return makeBatch(b.Schema(), cols, len(sel))
+}

@@ -1,0 +1,267 @@
+package nodes
+
+import (
+	"github.com/pgfed/pgfed/storage"
+	"github.com/pgfed/pgfed/types"
+)
+
+// Plan is a node of a plan tree.
+type Plan interface {
+	// Base returns the properties every node has.
+	Base() *PlanBase
+	// Children returns the node's inputs, in order.
+	Children() []Plan
+	// NodeType is the name EXPLAIN prints ("Seq Scan", "Aggregate" ...).
+	NodeType() string
+}
+
+// Compile-time checks.
+var (
+	_ Plan = (*SeqScan)(nil)
+	_ Plan = (*Result)(nil)
+	_ Plan = (*ValuesScan)(nil)
+	_ Plan = (*FunctionScan)(nil)
+	_ Plan = (*SubqueryScan)(nil)
+	_ Plan = (*Append)(nil)
+	_ Plan = (*Agg)(nil)
+	_ Plan = (*Sort)(nil)
+	_ Plan = (*Limit)(nil)
+	_ Plan = (*ModifyTable)(nil)
+)
+
+// Field is an output column of a node.
+type Field struct {
+	Name string
+	T    types.T
+}
+
+// PlanBase holds what all nodes share: identity, the filter and projection
+// applied to the node's own rows (PostgreSQL's qual and targetlist), the
+// output columns, and the planner's estimates.
+type PlanBase struct {
+	ID int
+	// Filter, if set, keeps the rows for which it is true; it reads the
+	// node's own rows (before projection).
+	Filter Expr
+	// Targets, if set, projects the node's (filtered) rows; nil passes them
+	// through unchanged.
+	Targets []Expr
+	// Out describes the node's output columns (after projection).
+	Out []Field
+
+	Rows                   float64 // estimated output rows
+	Width                  int     // estimated bytes per output row
+	StartupCost, TotalCost float64
+}
+
+func (b *PlanBase) Base() *PlanBase { return b }
+
+// SeqScan reads a local table; Columns are the table column indexes read,
+// in the order of the scan's own rows.
+type SeqScan struct {
+	PlanBase
+	Table   *storage.Table
+	Alias   string
+	Columns []int
+}
+
+func (*SeqScan) Children() []Plan { return nil }
+func (*SeqScan) NodeType() string { return "Seq Scan" }
+
+// Result produces one row with no columns (then projected by Targets), or
+// nothing when a constant-false One-Time Filter prunes everything.
+type Result struct {
+	PlanBase
+	// Empty makes the node produce no rows (every partition was pruned).
+	Empty bool
+}
+
+func (*Result) Children() []Plan { return nil }
+func (*Result) NodeType() string { return "Result" }
+
+// ValuesScan produces the rows of a VALUES list; each row's expressions
+// are evaluated once, without input columns.
+type ValuesScan struct {
+	PlanBase
+	Rows  [][]Expr
+	Types []types.T // the row's own column types
+}
+
+func (*ValuesScan) Children() []Plan { return nil }
+func (*ValuesScan) NodeType() string { return "Values Scan" }
+
+// FunctionScan runs a set-returning function (generate_series).
+type FunctionScan struct {
+	PlanBase
+	Func  string
+	Args  []Expr
+	T     types.T
+	Alias string
+}
+
+func (*FunctionScan) Children() []Plan { return nil }
+func (*FunctionScan) NodeType() string { return "Function Scan" }
+
+// SubqueryScan filters or projects the rows of a subquery in FROM.
+type SubqueryScan struct {
+	PlanBase
+	Child Plan
+	Alias string
+}
+
+func (s *SubqueryScan) Children() []Plan { return []Plan{s.Child} }
+func (*SubqueryScan) NodeType() string   { return "Subquery Scan" }
+
+// Append returns the rows of each child in turn (UNION ALL, partitions).
+type Append struct {
+	PlanBase
+	Kids []Plan
+}
+
+func (a *Append) Children() []Plan { return a.Kids }
+func (*Append) NodeType() string   { return "Append" }
+
+// AggStrategy is how an Agg groups.
+type AggStrategy uint8
+
+const (
+	AggPlain  AggStrategy = iota // no GROUP BY: one output row
+	AggHashed                    // hash table on the group keys
+)
+
+// AggCall is one aggregate function call.
+type AggCall struct {
+	Name     string // count, sum, avg, min, max, bool_and, bool_or, string_agg
+	Args     []Expr // evaluated over the Agg's input; empty for count(*)
+	Distinct bool
+	Star     bool
+	Filter   Expr // FILTER (WHERE ...), nil if none
+	T        types.T
+}
+
+func (a *AggCall) String() string {
+	if a.Star {
+		return a.Name + "(*)"
+	}
+	s := a.Name + "("
+	if a.Distinct {
+		s += "DISTINCT "
+	}
+	return s + joinExprs(a.Args, ", ") + ")"
+}
+
+// Agg computes aggregates, grouped by GroupKeys. Its own rows are the
+// group key values followed by the aggregate results.
+type Agg struct {
+	PlanBase
+	Child     Plan
+	Strategy  AggStrategy
+	GroupKeys []Expr
+	Aggs      []*AggCall
+}
+
+func (a *Agg) Children() []Plan { return []Plan{a.Child} }
+func (a *Agg) NodeType() string {
+	if a.Strategy == AggHashed {
+		return "HashAggregate"
+	}
+	return "Aggregate"
+}
+
+// SortKey is one ORDER BY item over the node's input.
+type SortKey struct {
+	Expr       Expr
+	Desc       bool
+	NullsFirst bool
+}
+
+func (k SortKey) String() string {
+	s := k.Expr.String()
+	if k.Desc {
+		s += " DESC"
+		if !k.NullsFirst {
+			s += " NULLS LAST"
+		}
+	} else if k.NullsFirst {
+		s += " NULLS FIRST"
+	}
+	return s
+}
+
+// Sort orders its input. With Bound > 0 (a LIMIT above), it keeps only
+// the first Bound rows (top-N heapsort).
+type Sort struct {
+	PlanBase
+	Child Plan
+	Keys  []SortKey
+	Bound int64
+}
+
+func (s *Sort) Children() []Plan { return []Plan{s.Child} }
+func (*Sort) NodeType() string   { return "Sort" }
+
+// Limit applies OFFSET then LIMIT; Count nil means no limit. Count and
+// Offset are constant expressions, evaluated at start.
+type Limit struct {
+	PlanBase
+	Child         Plan
+	Count, Offset Expr
+}
+
+func (l *Limit) Children() []Plan { return []Plan{l.Child} }
+func (*Limit) NodeType() string   { return "Limit" }
+
+// ModifyOp is INSERT, UPDATE or DELETE.
+type ModifyOp uint8
+
+const (
+	Insert ModifyOp = iota
+	Update
+	Delete
+)
+
+// ModifyTable changes a table.
+//
+// For Insert, Child produces complete rows of Table (defaults filled,
+// values coerced to the column types); rows are routed to partitions.
+// For Update and Delete, the node itself reads every leaf table in Leaves
+// (Child only shows the scans in EXPLAIN): rows where Where is true are
+// deleted, or updated by evaluating SetExprs (over the full old row) into
+// the columns SetCols, re-routing rows whose partition changes.
+// Returning, if set, is evaluated over the full new (or deleted) row.
+type ModifyTable struct {
+	PlanBase
+	Op        ModifyOp
+	Table     *storage.Table
+	Child     Plan
+	Leaves    []*storage.Table
+	Where     Expr
+	SetCols   []int
+	SetExprs  []Expr
+	Returning []Expr
+}
+
+func (m *ModifyTable) Children() []Plan {
+	if m.Child == nil {
+		return nil
+	}
+	return []Plan{m.Child}
+}
+func (m *ModifyTable) NodeType() string {
+	return [...]string{"Insert", "Update", "Delete"}[m.Op]
+}
+
+// Walk calls fn for p and its descendants, depth first, parents first.
+func Walk(p Plan, fn func(Plan)) {
+	fn(p)
+	for _, c := range p.Children() {
+		Walk(c, fn)
+	}
+}
+
+// Number assigns depth-first IDs starting at 0 and returns the count.
+func Number(p Plan) int {
+	n := 0
+	Walk(p, func(q Plan) { q.Base().ID = n; n++ })
+	return n
+}

@@ -1,0 +1,260 @@
+package planner
+
+// Type names, literals and PostgreSQL's implicit coercion rules, in the
+// subset pgfed's types need: numeric promotion (int2 < int4 < int8 <
+// numeric < float4 < float8), string types resolving to text, date <
+// timestamp < timestamptz, and untyped literals ("unknown") taking the
+// type their context asks for.
+
+import (
+	"strconv"
+	"strings"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+	"github.com/pgfed/pgfed/nodes"
+	"github.com/pgfed/pgfed/pgerr"
+	"github.com/pgfed/pgfed/types"
+)
+
+// TypeFromName resolves a parse-tree type name.
+func TypeFromName(tn *pg.TypeName) (types.T, error) {
+	if len(tn.ArrayBounds) > 0 {
+		return types.T{}, pgerr.NotSupported("array types")
+	}
+	var name string
+	for _, n := range tn.Names {
+		name = n.GetString_().Sval
+	}
+	mods := make([]int32, 0, 2)
+	for _, m := range tn.Typmods {
+		c := m.GetAConst()
+		if c == nil || c.GetIval() == nil {
+			return types.T{}, pgerr.New(pgerr.SyntaxError, "type modifiers must be simple constants or identifiers")
+		}
+		mods = append(mods, c.GetIval().Ival)
+	}
+	t, ok := typeByName(name)
+	if !ok {
+		return types.T{}, pgerr.New(pgerr.UndefinedObject, "type %q does not exist", name).WithPosition(int(tn.Location) + 1)
+	}
+	switch t.ID {
+	case types.Varchar, types.Bpchar:
+		if len(mods) > 0 {
+			if mods[0] < 1 {
+				return types.T{}, pgerr.New(pgerr.SyntaxError, "length for type %s must be at least 1", name)
+			}
+			t.Len = mods[0]
+		} else if t.ID == types.Bpchar && name != "bpchar" {
+			t.Len = 1 // char without length is char(1)
+		}
+	case types.Numeric:
+		if len(mods) > 0 {
+			if mods[0] < 1 || mods[0] > 1000 {
+				return types.T{}, pgerr.New(pgerr.InvalidParameterValue, "NUMERIC precision %d must be between 1 and 1000", mods[0])
+			}
+			t.Precision = int16(mods[0])
+			if len(mods) > 1 {
+				t.Scale = int16(mods[1])
+			}
+		}
+	default:
+		if len(mods) > 0 && !t.IsDatetime() {
+			return types.T{}, pgerr.New(pgerr.SyntaxError, "type modifier is not allowed for type %q", name)
+		}
+	}
+	return t, nil
+}
+
+func typeByName(name string) (types.T, bool) {
+	switch strings.ToLower(name) {
+	case "bool", "boolean":
+		return types.BoolT, true
+	case "int2", "smallint":
+		return types.Int2T, true
+	case "int4", "int", "integer":
+		return types.Int4T, true
+	case "int8", "bigint":
+		return types.Int8T, true
+	case "float4", "real":
+		return types.Float4T, true
+	case "float8", "float", "double precision":
+		return types.Float8T, true
+	case "numeric", "decimal":
+		return types.NumericT, true
+	case "text":
+		return types.TextT, true
+	case "varchar", "character varying":
+		return types.VarcharT, true
+	case "bpchar", "char", "character":
+		return types.BpcharT, true
+	case "date":
+		return types.DateT, true
+	case "timestamp":
+		return types.TimestampT, true
+	case "timestamptz":
+		return types.TimestampTZT, true
+	}
+	return types.T{}, false
+}
+
+// category ranks types for implicit promotion within PostgreSQL's type
+// categories; preferred types end each chain.
+func numericRank(t types.T) int {
+	switch t.ID {
+	case types.Int2:
+		return 1
+	case types.Int4:
+		return 2
+	case types.Int8:
+		return 3
+	case types.Numeric:
+		return 4
+	case types.Float4:
+		return 5
+	case types.Float8:
+		return 6
+	}
+	return 0
+}
+
+func datetimeRank(t types.T) int {
+	switch t.ID {
+	case types.Date:
+		return 1
+	case types.Timestamp:
+		return 2
+	case types.TimestampTZ:
+		return 3
+	}
+	return 0
+}
+
+// commonType is PostgreSQL's select_common_type for UNION, CASE, VALUES,
+// COALESCE, IN and comparisons: unknown inputs defer to the others
+// (text if all are unknown); otherwise all must share a category, and the
+// widest type wins. context names the construct for the error message.
+func commonType(ts []types.T, context string) (types.T, error) {
+	var res types.T
+	found := false
+	for _, t := range ts {
+		if t.ID == types.Unknown {
+			continue
+		}
+		if !found {
+			res, found = t, true
+			continue
+		}
+		next, ok := widen(res, t)
+		if !ok {
+			return types.T{}, pgerr.New(pgerr.DatatypeMismatch, "%s types %s and %s cannot be matched", context, res, t)
+		}
+		res = next
+	}
+	if !found {
+		return types.TextT, nil
+	}
+	return res, nil
+}
+
+func widen(a, b types.T) (types.T, bool) {
+	if a == b {
+		return a, true
+	}
+	switch {
+	case numericRank(a) > 0 && numericRank(b) > 0:
+		if numericRank(a) >= numericRank(b) {
+			return a.Base(), true
+		}
+		return b.Base(), true
+	case a.IsString() && b.IsString():
+		if a.ID == b.ID {
+			return a.Base(), true
+		}
+		return types.TextT, true
+	case datetimeRank(a) > 0 && datetimeRank(b) > 0:
+		if datetimeRank(a) >= datetimeRank(b) {
+			return a.Base(), true
+		}
+		return b.Base(), true
+	case a.ID == b.ID:
+		return a.Base(), true
+	}
+	return types.T{}, false
+}
+
+// coerce converts e to type t implicitly (or by assignment): unknown
+// literals are parsed as t; other values get a Cast node when PostgreSQL
+// allows the cast in that context.
+func coerce(e nodes.Expr, t types.T, ctx types.CastContext) (nodes.Expr, error) {
+	from := e.Type()
+	if from == t {
+		return e, nil
+	}
+	if c, ok := e.(*nodes.Const); ok && from.ID == types.Unknown {
+		if c.Value == nil {
+			return &nodes.Const{T: t}, nil
+		}
+		v, err := types.Parse(t, c.Value.(string))
+		if err != nil {
+			return nil, err
+		}
+		return &nodes.Const{T: t, Value: v}, nil
+	}
+	if from.ID == t.ID && from.Base() == t.Base() && ctx != types.CastExplicit && t.Len < 0 && t.Precision == 0 {
+		return e, nil // varchar(5) where varchar is wanted
+	}
+	if !types.CanCast(from, t, ctx) && !(from.ID == types.Unknown) {
+		return nil, errCannotCoerce(from, t, ctx)
+	}
+	// Fold casts of constants at plan time, as PostgreSQL does.
+	if c, ok := e.(*nodes.Const); ok {
+		if c.Value == nil {
+			return &nodes.Const{T: t}, nil
+		}
+		v, err := types.Cast(c.Value, from, t, ctx == types.CastExplicit)
+		if err != nil {
+			return nil, err
+		}
+		return &nodes.Const{T: t, Value: v}, nil
+	}
+	return &nodes.Cast{Arg: e, T: t, Explicit: ctx == types.CastExplicit}, nil
+}
+
+func errCannotCoerce(from, to types.T, ctx types.CastContext) error {
+	if ctx == types.CastExplicit {
+		return pgerr.New(pgerr.CannotCoerce, "cannot cast type %s to %s", from, to)
+	}
+	return pgerr.New(pgerr.DatatypeMismatch, "column is of type %s but expression is of type %s", to, from).
+		WithHint("You will need to rewrite or cast the expression.")
+}
+
+// literal makes the constant of an A_Const: integers are int4 when they
+// fit, else int8, else numeric; decimals are numeric; strings are unknown.
+func literal(c *pg.A_Const) (*nodes.Const, error) {
+	if c.Isnull {
+		return &nodes.Const{T: types.UnknownT}, nil
+	}
+	switch v := c.Val.(type) {
+	case *pg.A_Const_Ival:
+		return &nodes.Const{T: types.Int4T, Value: int64(v.Ival.Ival)}, nil
+	case *pg.A_Const_Fval:
+		s := v.Fval.Fval
+		if !strings.ContainsAny(s, ".eE") {
+			if i, err := strconv.ParseInt(s, 10, 64); err == nil {
+				return &nodes.Const{T: types.Int8T, Value: i}, nil
+			}
+		}
+		d, err := types.Parse(types.NumericT, s)
+		if err != nil {
+			return nil, err
+		}
+		return &nodes.Const{T: types.NumericT, Value: d}, nil
+	case *pg.A_Const_Sval:
+		return &nodes.Const{T: types.UnknownT, Value: v.Sval.Sval}, nil
+	case *pg.A_Const_Boolval:
+		return &nodes.Const{T: types.BoolT, Value: v.Boolval.Boolval}, nil
+	case *pg.A_Const_Bsval:
+		return nil, pgerr.NotSupported("bit string literals")
+	}
+	return nil, pgerr.Internal("unknown constant")
+}

@@ -1,0 +1,197 @@
+package planner
+
+// Row and cost estimates, bottom-up, with PostgreSQL's default cost
+// constants and simple selectivity rules (DEFAULT_EQ_SEL 0.005,
+// DEFAULT_INEQ_SEL 1/3, 0.5 for anything else). Costs are in
+// PostgreSQL's units (seq_page_cost = 1) so plans read familiarly, but
+// they are pgfed's own model, not PostgreSQL's numbers.
+
+import (
+	"math"
+
+	"github.com/pgfed/pgfed/nodes"
+	"github.com/pgfed/pgfed/types"
+)
+
+const (
+	cpuTupleCost    = 0.01
+	cpuOperatorCost = 0.0025
+	rowsPerPage     = 100
+)
+
+func selectivity(e nodes.Expr) float64 {
+	switch x := e.(type) {
+	case nil:
+		return 1
+	case *nodes.BoolExpr:
+		switch x.Op {
+		case nodes.And:
+			s := 1.0
+			for _, a := range x.Args {
+				s *= selectivity(a)
+			}
+			return s
+		case nodes.Or:
+			s := 0.0
+			for _, a := range x.Args {
+				sa := selectivity(a)
+				s = s + sa - s*sa
+			}
+			return s
+		default:
+			return 1 - selectivity(x.Args[0])
+		}
+	case *nodes.OpExpr:
+		switch x.Op {
+		case "=":
+			return 0.005
+		case "<>":
+			return 0.995
+		case "<", "<=", ">", ">=":
+			return 1.0 / 3
+		}
+	case *nodes.NullTest:
+		if x.IsNot {
+			return 0.995
+		}
+		return 0.005
+	case *nodes.InList:
+		return math.Min(0.5, 0.005*float64(len(x.List)))
+	}
+	return 0.5
+}
+
+func typeWidth(t types.T) int {
+	switch t.ID {
+	case types.Bool:
+		return 1
+	case types.Int2:
+		return 2
+	case types.Int4, types.Float4, types.Date:
+		return 4
+	case types.Int8, types.Float8, types.Timestamp, types.TimestampTZ:
+		return 8
+	}
+	if t.Len > 0 {
+		return int(t.Len) + 4
+	}
+	return 32
+}
+
+func width(fs []nodes.Field) int {
+	w := 0
+	for _, f := range fs {
+		w += typeWidth(f.T)
+	}
+	return w
+}
+
+func countOps(es ...nodes.Expr) float64 {
+	n := 0
+	for _, e := range es {
+		nodes.WalkExpr(e, func(x nodes.Expr) {
+			switch x.(type) {
+			case *nodes.OpExpr, *nodes.FuncExpr, *nodes.Cast, *nodes.InList, *nodes.CaseExpr:
+				n++
+			}
+		})
+	}
+	return float64(n)
+}
+
+// estimate fills Rows, Width and costs of p and its descendants.
+func estimate(p nodes.Plan) {
+	for _, c := range p.Children() {
+		estimate(c)
+	}
+	b := p.Base()
+	var rows, startup, total float64
+	switch n := p.(type) {
+	case *nodes.SeqScan:
+		in := float64(n.Table.Rows())
+		pages := math.Ceil(in / rowsPerPage)
+		rows = in
+		total = pages + in*cpuTupleCost + in*cpuOperatorCost*countOps(b.Filter)
+	case *nodes.Result:
+		rows, total = 1, 0.01
+		if n.Empty {
+			rows, total = 0, 0
+		}
+	case *nodes.ValuesScan:
+		rows = float64(len(n.Rows))
+		total = rows * cpuOperatorCost
+	case *nodes.FunctionScan:
+		rows, total = 1000, 10
+		if len(n.Args) >= 2 {
+			lo, ok1 := n.Args[0].(*nodes.Const)
+			hi, ok2 := n.Args[1].(*nodes.Const)
+			if ok1 && ok2 && lo.Value != nil && hi.Value != nil {
+				rows = math.Max(0, float64(hi.Value.(int64)-lo.Value.(int64)+1))
+				total = rows * cpuOperatorCost
+			}
+		}
+	case *nodes.SubqueryScan:
+		cb := n.Child.Base()
+		rows, startup, total = cb.Rows, cb.StartupCost, cb.TotalCost+cb.Rows*cpuTupleCost
+	case *nodes.Append:
+		for _, k := range n.Kids {
+			kb := k.Base()
+			rows += kb.Rows
+			total += kb.TotalCost
+		}
+		if len(n.Kids) > 0 {
+			startup = n.Kids[0].Base().StartupCost
+		}
+	case *nodes.Agg:
+		cb := n.Child.Base()
+		startup = cb.TotalCost + cb.Rows*cpuOperatorCost*float64(len(n.Aggs)+len(n.GroupKeys))
+		if n.Strategy == nodes.AggPlain {
+			rows = 1
+		} else {
+			rows = math.Max(1, math.Min(200, cb.Rows/10))
+			if cb.Rows < 200 {
+				rows = math.Max(1, cb.Rows)
+			}
+		}
+		total = startup + rows*cpuTupleCost
+	case *nodes.Sort:
+		cb := n.Child.Base()
+		rows = cb.Rows
+		nl := math.Max(rows, 2)
+		startup = cb.TotalCost + 2*cpuOperatorCost*nl*math.Log2(nl)
+		total = startup + rows*cpuOperatorCost
+		if n.Bound > 0 && float64(n.Bound) < rows {
+			rows = float64(n.Bound)
+		}
+	case *nodes.Limit:
+		cb := n.Child.Base()
+		rows, startup, total = cb.Rows, cb.StartupCost, cb.TotalCost
+		if c, ok := n.Count.(*nodes.Const); ok && c.Value != nil && cb.Rows > 0 {
+			lim := math.Min(float64(c.Value.(int64)), cb.Rows)
+			total = startup + (total-startup)*lim/cb.Rows
+			rows = lim
+		}
+	case *nodes.ModifyTable:
+		if n.Child != nil {
+			cb := n.Child.Base()
+			startup, total = cb.StartupCost, cb.TotalCost+cb.Rows*cpuTupleCost
+		}
+		rows = 0
+	}
+	if _, isScan := p.(*nodes.SeqScan); isScan || b.Filter != nil {
+		if b.Filter != nil {
+			rows *= selectivity(b.Filter)
+			if _, isScan := p.(*nodes.SeqScan); !isScan {
+				total += rows * cpuOperatorCost
+			}
+		}
+	}
+	b.Rows = math.Max(0, math.Round(rows))
+	if b.Rows < 1 && rows > 0 {
+		b.Rows = 1
+	}
+	b.StartupCost, b.TotalCost = round2(startup), round2(math.Max(total, startup))
+	b.Width = width(b.Out)
+}
+
+func round2(f float64) float64 { return math.Round(f*100) / 100 }

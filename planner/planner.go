@@ -1,0 +1,272 @@
+// Package planner turns pg_query_go parse trees into plans: it resolves
+// names against the catalog and the search_path, types every expression
+// with PostgreSQL's coercion rules, collects aggregates, prunes
+// partitions with constant predicates, and estimates rows and costs.
+//
+// Contract: Plan returns an immutable, numbered plan (nodes package) or a
+// *pgerr.Error with PostgreSQL's SQLSTATE and, where it can, the cursor
+// position of the offending token. Constructs pgfed does not support
+// (joins, subqueries in expressions, window functions, CTEs ...) are
+// refused with 0A000 naming the construct. The planner never touches
+// table data, only the catalog and statistics.
+package planner
+
+import (
+	"strconv"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+	"github.com/pgfed/pgfed/nodes"
+	"github.com/pgfed/pgfed/pgerr"
+	"github.com/pgfed/pgfed/storage"
+	"github.com/pgfed/pgfed/types"
+)
+
+// Planner plans statements for one session.
+type Planner struct {
+	Catalog    *storage.Catalog
+	SearchPath []string
+	// Setting returns a session setting's value ("on"/"off" for switches).
+	Setting func(name string) string
+}
+
+// Query is a planned statement.
+type Query struct {
+	Plan nodes.Plan
+	// Columns are the visible result columns (a prefix of the plan's
+	// output; the rest are sort-only columns the caller drops).
+	Columns  []nodes.Field
+	NumNodes int
+	// Tag is the command tag's verb: SELECT, INSERT, UPDATE, DELETE.
+	Tag string
+	// Returns is false for INSERT/UPDATE/DELETE without RETURNING.
+	Returns bool
+}
+
+type planCtx struct {
+	*Planner
+}
+
+func fmtInt(i int) string { return strconv.Itoa(i) }
+
+// Plan plans a SELECT, VALUES, INSERT, UPDATE or DELETE statement.
+func (p *Planner) Plan(stmt *pg.Node) (*Query, error) {
+	pc := &planCtx{p}
+	var q *Query
+	switch x := stmt.Node.(type) {
+	case *pg.Node_SelectStmt:
+		r, err := pc.planSelect(x.SelectStmt)
+		if err != nil {
+			return nil, err
+		}
+		q = &Query{Plan: r.plan, Columns: r.out()[:r.visible], Tag: "SELECT", Returns: true}
+	case *pg.Node_InsertStmt:
+		r, err := pc.planInsert(x.InsertStmt)
+		if err != nil {
+			return nil, err
+		}
+		q = r
+	case *pg.Node_UpdateStmt:
+		r, err := pc.planUpdate(x.UpdateStmt)
+		if err != nil {
+			return nil, err
+		}
+		q = r
+	case *pg.Node_DeleteStmt:
+		r, err := pc.planDelete(x.DeleteStmt)
+		if err != nil {
+			return nil, err
+		}
+		q = r
+	default:
+		return nil, pgerr.Internal("planner: not a query")
+	}
+	estimate(q.Plan)
+	q.NumNodes = nodes.Number(q.Plan)
+	return q, nil
+}
+
+// ResolveTable finds the table a RangeVar names, using the search path.
+func (p *Planner) ResolveTable(rv *pg.RangeVar) (*storage.Table, error) {
+	return (&planCtx{p}).resolveTable(rv)
+}
+
+func (pc *planCtx) resolveTable(rv *pg.RangeVar) (*storage.Table, error) {
+	var t *storage.Table
+	if rv.Schemaname != "" {
+		if !pc.Catalog.HasSchema(rv.Schemaname) {
+			return nil, errAt(pgerr.New(pgerr.InvalidSchemaName, "schema %q does not exist", rv.Schemaname), rv.Location)
+		}
+		t = pc.Catalog.Lookup(rv.Schemaname, rv.Relname)
+	} else {
+		t = pc.Catalog.Resolve(pc.SearchPath, rv.Relname)
+	}
+	if t == nil {
+		name := rv.Relname
+		if rv.Schemaname != "" {
+			name = rv.Schemaname + "." + name
+		}
+		return nil, errAt(pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", name), rv.Location)
+	}
+	return t, nil
+}
+
+// Expr transforms a parse-tree expression without input columns (a
+// DEFAULT, a partition bound, a SET value) and coerces it to t by
+// assignment (t.ID == Unknown: leave its type).
+func (p *Planner) Expr(n *pg.Node, t types.T, clause string) (nodes.Expr, error) {
+	ec := &exprCtx{p: &planCtx{p}, clause: clause}
+	e, err := ec.transform(n)
+	if err != nil {
+		return nil, err
+	}
+	if t.ID == types.Unknown {
+		return e, nil
+	}
+	return coerce(e, t, types.CastAssignment)
+}
+
+// figureColname names an output column as PostgreSQL's FigureColname.
+func figureColname(n *pg.Node) string {
+	name, _ := figureColnameStrength(n)
+	if name == "" {
+		return "?column?"
+	}
+	return name
+}
+
+func figureColnameStrength(n *pg.Node) (string, int) {
+	switch x := n.Node.(type) {
+	case *pg.Node_ColumnRef:
+		f := x.ColumnRef.Fields[len(x.ColumnRef.Fields)-1]
+		if s := f.GetString_(); s != nil {
+			return s.Sval, 2
+		}
+	case *pg.Node_FuncCall:
+		return opName(x.FuncCall.Funcname), 2
+	case *pg.Node_TypeCast:
+		if name, st := figureColnameStrength(x.TypeCast.Arg); st >= 2 {
+			return name, st
+		}
+		names := x.TypeCast.TypeName.Names
+		return names[len(names)-1].GetString_().Sval, 1
+	case *pg.Node_CaseExpr:
+		if x.CaseExpr.Defresult != nil {
+			if name, st := figureColnameStrength(x.CaseExpr.Defresult); st >= 2 {
+				return name, st
+			}
+		}
+		return "case", 1
+	case *pg.Node_CoalesceExpr:
+		return "coalesce", 2
+	case *pg.Node_MinMaxExpr:
+		if x.MinMaxExpr.Op == pg.MinMaxOp_IS_GREATEST {
+			return "greatest", 2
+		}
+		return "least", 2
+	case *pg.Node_AExpr:
+		if x.AExpr.Kind == pg.A_Expr_Kind_AEXPR_NULLIF {
+			return "nullif", 2
+		}
+	case *pg.Node_SqlvalueFunction:
+		switch x.SqlvalueFunction.Op {
+		case pg.SQLValueFunctionOp_SVFOP_CURRENT_TIMESTAMP, pg.SQLValueFunctionOp_SVFOP_CURRENT_TIMESTAMP_N:
+			return "current_timestamp", 2
+		case pg.SQLValueFunctionOp_SVFOP_CURRENT_DATE:
+			return "current_date", 2
+		}
+	}
+	return "", 0
+}
+
+// walkAll visits e and its sub-expressions, including aggregate
+// placeholders.
+func walkAll(e nodes.Expr, fn func(nodes.Expr)) { nodes.WalkExpr(e, fn) }
+
+// mapChildren rebuilds e with each direct sub-expression replaced by f's
+// result.
+func mapChildren(e nodes.Expr, f func(nodes.Expr) (nodes.Expr, error)) (nodes.Expr, error) {
+	list := func(es []nodes.Expr) ([]nodes.Expr, error) {
+		out := make([]nodes.Expr, len(es))
+		for i, x := range es {
+			y, err := f(x)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = y
+		}
+		return out, nil
+	}
+	var err error
+	switch x := e.(type) {
+	case *nodes.OpExpr:
+		c := *x
+		if c.Left != nil {
+			if c.Left, err = f(x.Left); err != nil {
+				return nil, err
+			}
+		}
+		c.Right, err = f(x.Right)
+		return &c, err
+	case *nodes.FuncExpr:
+		c := *x
+		c.Args, err = list(x.Args)
+		return &c, err
+	case *nodes.BoolExpr:
+		c := *x
+		c.Args, err = list(x.Args)
+		return &c, err
+	case *nodes.NullTest:
+		c := *x
+		c.Arg, err = f(x.Arg)
+		return &c, err
+	case *nodes.DistinctExpr:
+		c := *x
+		if c.Left, err = f(x.Left); err != nil {
+			return nil, err
+		}
+		c.Right, err = f(x.Right)
+		return &c, err
+	case *nodes.InList:
+		c := *x
+		if c.Arg, err = f(x.Arg); err != nil {
+			return nil, err
+		}
+		c.List, err = list(x.List)
+		return &c, err
+	case *nodes.CaseExpr:
+		c := *x
+		c.Whens = make([]nodes.CaseWhen, len(x.Whens))
+		for i, w := range x.Whens {
+			if c.Whens[i].Cond, err = f(w.Cond); err != nil {
+				return nil, err
+			}
+			if c.Whens[i].Result, err = f(w.Result); err != nil {
+				return nil, err
+			}
+		}
+		if x.Else != nil {
+			c.Else, err = f(x.Else)
+		}
+		return &c, err
+	case *nodes.Cast:
+		c := *x
+		c.Arg, err = f(x.Arg)
+		return &c, err
+	case *nodes.CoalesceExpr:
+		c := *x
+		c.Args, err = list(x.Args)
+		return &c, err
+	case *nodes.NullIfExpr:
+		c := *x
+		if c.Left, err = f(x.Left); err != nil {
+			return nil, err
+		}
+		c.Right, err = f(x.Right)
+		return &c, err
+	case *nodes.MinMaxExpr:
+		c := *x
+		c.Args, err = list(x.Args)
+		return &c, err
+	}
+	return e, nil
+}

@@ -1,0 +1,90 @@
+package planner
+
+import (
+	"github.com/pgfed/pgfed/nodes"
+	"github.com/pgfed/pgfed/pgerr"
+	"github.com/pgfed/pgfed/storage"
+	"github.com/pgfed/pgfed/types"
+)
+
+// scope is the set of columns a query's expressions can name: those of
+// its one FROM item. ref maps a scope column to its position in the rows
+// the evaluating node reads; for table scans it registers the column as
+// read (so that scans read only the columns a query uses).
+type scope struct {
+	alias string
+	names []string
+	types []types.T
+	// used lists the scope columns read, in input order (nil: identity).
+	used  []int
+	lazy  bool
+	table *storage.Table
+}
+
+func newTableScope(t *storage.Table, alias string) *scope {
+	s := &scope{alias: alias, lazy: true, table: t}
+	for _, c := range t.Columns {
+		s.names = append(s.names, c.Name)
+		s.types = append(s.types, c.Type)
+	}
+	return s
+}
+
+func newFieldScope(alias string, fields []nodes.Field) *scope {
+	s := &scope{alias: alias}
+	for _, f := range fields {
+		s.names = append(s.names, f.Name)
+		s.types = append(s.types, f.T)
+	}
+	return s
+}
+
+// ref returns the input position of scope column i.
+func (s *scope) ref(i int) int {
+	if !s.lazy {
+		return i
+	}
+	for p, c := range s.used {
+		if c == i {
+			return p
+		}
+	}
+	s.used = append(s.used, i)
+	return len(s.used) - 1
+}
+
+// column returns a reference to scope column i.
+func (s *scope) column(i int) *nodes.ColumnRef {
+	return &nodes.ColumnRef{Index: s.ref(i), Name: s.names[i], T: s.types[i]}
+}
+
+// resolve finds a column by name, optionally qualified by the FROM
+// item's alias (or schema.table).
+func (s *scope) resolve(parts []string) (nodes.Expr, error) {
+	name := parts[len(parts)-1]
+	if len(parts) > 1 {
+		q := parts[len(parts)-2]
+		if q != s.alias {
+			return nil, pgerr.New(pgerr.UndefinedTable, "missing FROM-clause entry for table %q", q)
+		}
+	}
+	found := -1
+	for i, n := range s.names {
+		if n == name {
+			if found >= 0 {
+				return nil, pgerr.New(pgerr.AmbiguousColumn, "column reference %q is ambiguous", name)
+			}
+			found = i
+		}
+	}
+	if found < 0 {
+		if len(parts) > 1 {
+			return nil, pgerr.New(pgerr.UndefinedColumn, "column %s.%s does not exist", parts[len(parts)-2], name)
+		}
+		return nil, pgerr.New(pgerr.UndefinedColumn, "column %q does not exist", name)
+	}
+	return s.column(found), nil
+}
+
+// readColumns returns the table columns read, in input order.
+func (s *scope) readColumns() []int { return append([]int(nil), s.used...) }

@@ -1,0 +1,653 @@
+package planner
+
+import (
+	"strings"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+	"github.com/pgfed/pgfed/nodes"
+	"github.com/pgfed/pgfed/pgerr"
+	"github.com/pgfed/pgfed/storage"
+	"github.com/pgfed/pgfed/types"
+)
+
+// relPlan is a planned query: its plan, output columns, and how many of
+// them are visible (the rest are sort-only "junk" columns).
+type relPlan struct {
+	plan    nodes.Plan
+	visible int
+}
+
+func (r *relPlan) out() []nodes.Field { return r.plan.Base().Out }
+
+// source is a planned FROM item whose leaf node is built last, once every
+// expression has registered the columns it reads.
+type source struct {
+	scope  *scope
+	fields func() []nodes.Field // the source's own rows, for Agg inputs
+	finish func(filter nodes.Expr, targets []nodes.Expr, out []nodes.Field) (nodes.Plan, error)
+}
+
+func (pc *planCtx) planSelect(s *pg.SelectStmt) (*relPlan, error) {
+	if s.WithClause != nil {
+		return nil, pgerr.NotSupported("WITH")
+	}
+	if len(s.LockingClause) > 0 {
+		return nil, pgerr.NotSupported("FOR UPDATE/SHARE")
+	}
+	if s.IntoClause != nil {
+		return nil, pgerr.NotSupported("SELECT INTO")
+	}
+	if len(s.WindowClause) > 0 {
+		return nil, pgerr.NotSupported("WINDOW")
+	}
+	switch s.Op {
+	case pg.SetOperation_SETOP_UNION:
+		if !s.All {
+			return nil, pgerr.NotSupported("UNION without ALL")
+		}
+		return pc.planUnionAll(s)
+	case pg.SetOperation_SETOP_INTERSECT:
+		return nil, pgerr.NotSupported("INTERSECT")
+	case pg.SetOperation_SETOP_EXCEPT:
+		return nil, pgerr.NotSupported("EXCEPT")
+	}
+	if len(s.ValuesLists) > 0 {
+		vs, err := pc.planValues(s.ValuesLists, "*VALUES*")
+		if err != nil {
+			return nil, err
+		}
+		return pc.planSortLimit(&relPlan{plan: vs, visible: len(vs.Out)}, s, nil)
+	}
+	src, err := pc.planFrom(s.FromClause)
+	if err != nil {
+		return nil, err
+	}
+	return pc.planQueryBody(s, src)
+}
+
+func (pc *planCtx) planFrom(from []*pg.Node) (*source, error) {
+	if len(from) == 0 {
+		return &source{
+			fields: func() []nodes.Field { return nil },
+			finish: func(filter nodes.Expr, targets []nodes.Expr, out []nodes.Field) (nodes.Plan, error) {
+				r := &nodes.Result{}
+				if filter != nil {
+					// WHERE without FROM is a one-time filter; keep it as a
+					// filter on the single row.
+					r.Filter = filter
+				}
+				r.Targets, r.Out = targets, out
+				return r, nil
+			},
+		}, nil
+	}
+	if len(from) > 1 {
+		return nil, pgerr.NotSupported("joins (several FROM items)")
+	}
+	switch x := from[0].Node.(type) {
+	case *pg.Node_RangeVar:
+		t, err := pc.resolveTable(x.RangeVar)
+		if err != nil {
+			return nil, err
+		}
+		alias := t.Name
+		if x.RangeVar.Alias != nil {
+			alias = x.RangeVar.Alias.Aliasname
+			if len(x.RangeVar.Alias.Colnames) > 0 {
+				return nil, pgerr.NotSupported("column aliases on tables")
+			}
+		}
+		return pc.tableSource(t, alias), nil
+	case *pg.Node_RangeSubselect:
+		if x.RangeSubselect.Lateral {
+			return nil, pgerr.NotSupported("LATERAL")
+		}
+		sub, err := pc.planSelect(x.RangeSubselect.Subquery.GetSelectStmt())
+		if err != nil {
+			return nil, err
+		}
+		alias := ""
+		if x.RangeSubselect.Alias != nil {
+			alias = x.RangeSubselect.Alias.Aliasname
+		}
+		child := stripJunk(sub)
+		fields := renameFields(child.Base().Out, x.RangeSubselect.Alias)
+		return &source{
+			scope:  newFieldScope(alias, fields),
+			fields: func() []nodes.Field { return fields },
+			finish: func(filter nodes.Expr, targets []nodes.Expr, out []nodes.Field) (nodes.Plan, error) {
+				if filter == nil && targets == nil {
+					return child, nil
+				}
+				ss := &nodes.SubqueryScan{Child: child, Alias: alias}
+				ss.Filter, ss.Targets, ss.Out = filter, targets, out
+				if targets == nil {
+					ss.Out = child.Base().Out
+				}
+				return ss, nil
+			},
+		}, nil
+	case *pg.Node_RangeFunction:
+		return pc.functionSource(x.RangeFunction)
+	case *pg.Node_JoinExpr:
+		return nil, pgerr.NotSupported("JOIN")
+	}
+	return nil, pgerr.NotSupported("this FROM item")
+}
+
+func renameFields(fields []nodes.Field, alias *pg.Alias) []nodes.Field {
+	out := append([]nodes.Field(nil), fields...)
+	if alias != nil {
+		for i, c := range alias.Colnames {
+			if i < len(out) {
+				out[i].Name = c.GetString_().Sval
+			}
+		}
+	}
+	return out
+}
+
+// stripJunk projects away sort-only columns.
+func stripJunk(r *relPlan) nodes.Plan {
+	out := r.out()
+	if r.visible == len(out) {
+		return r.plan
+	}
+	targets := make([]nodes.Expr, r.visible)
+	for i := range targets {
+		targets[i] = &nodes.ColumnRef{Index: i, Name: out[i].Name, T: out[i].T}
+	}
+	ss := &nodes.SubqueryScan{Child: r.plan}
+	ss.Targets, ss.Out = targets, out[:r.visible]
+	return ss
+}
+
+// tableSource scans a table, or for a partitioned table, an Append of its
+// (unpruned) leaf partitions.
+func (pc *planCtx) tableSource(t *storage.Table, alias string) *source {
+	sc := newTableScope(t, alias)
+	fields := func() []nodes.Field {
+		cols := sc.readColumns()
+		fs := make([]nodes.Field, len(cols))
+		for i, c := range cols {
+			fs[i] = nodes.Field{Name: t.Columns[c].Name, T: t.Columns[c].Type}
+		}
+		return fs
+	}
+	return &source{
+		scope:  sc,
+		fields: fields,
+		finish: func(filter nodes.Expr, targets []nodes.Expr, out []nodes.Field) (nodes.Plan, error) {
+			cols := sc.readColumns()
+			if out == nil {
+				out = fields()
+			}
+			scan := func(leaf *storage.Table, a string) *nodes.SeqScan {
+				s := &nodes.SeqScan{Table: leaf, Alias: a, Columns: cols}
+				s.Filter, s.Targets, s.Out = filter, targets, out
+				return s
+			}
+			if t.Kind != storage.KindPartitioned {
+				return scan(t, alias), nil
+			}
+			var kids []nodes.Plan
+			for _, leaf := range pc.prunePartitions(t, filter, cols) {
+				kids = append(kids, scan(leaf, leaf.Name))
+			}
+			if len(kids) == 0 {
+				r := &nodes.Result{Empty: true}
+				r.Out = out
+				return r, nil
+			}
+			if len(kids) == 1 {
+				return kids[0], nil
+			}
+			app := &nodes.Append{Kids: kids}
+			app.Out = out
+			return app, nil
+		},
+	}
+}
+
+func (pc *planCtx) functionSource(rf *pg.RangeFunction) (*source, error) {
+	if rf.Lateral || rf.Ordinality || rf.IsRowsfrom || len(rf.Functions) != 1 {
+		return nil, pgerr.NotSupported("this form of function in FROM")
+	}
+	items := rf.Functions[0].GetList().Items
+	fc := items[0].GetFuncCall()
+	if fc == nil || strings.ToLower(opName(fc.Funcname)) != "generate_series" {
+		return nil, pgerr.NotSupported("functions in FROM other than generate_series")
+	}
+	ec := &exprCtx{p: pc, clause: "functions in FROM"}
+	args, err := ec.transformList(fc.Args)
+	if err != nil {
+		return nil, err
+	}
+	if len(args) < 2 || len(args) > 3 {
+		return nil, errAt(funcMissing("generate_series", args), fc.Location)
+	}
+	args, t, err := coerceAll(args, "generate_series")
+	if err != nil || !(t.ID == types.Int4 || t.ID == types.Int8 || t.ID == types.Int2 || t.ID == types.Unknown) {
+		if t.ID == types.Numeric {
+			return nil, errAt(pgerr.NotSupported("generate_series over numeric"), fc.Location)
+		}
+		return nil, errAt(funcMissing("generate_series", args), fc.Location)
+	}
+	if t.ID == types.Int2 {
+		t = types.Int4T
+		for i := range args {
+			args[i], _ = coerce(args[i], t, types.CastImplicit)
+		}
+	}
+	name, alias := "generate_series", "generate_series"
+	if rf.Alias != nil {
+		alias = rf.Alias.Aliasname
+		name = alias
+		if len(rf.Alias.Colnames) > 0 {
+			name = rf.Alias.Colnames[0].GetString_().Sval
+		}
+	}
+	fields := []nodes.Field{{Name: name, T: t}}
+	return &source{
+		scope:  newFieldScope(alias, fields),
+		fields: func() []nodes.Field { return fields },
+		finish: func(filter nodes.Expr, targets []nodes.Expr, out []nodes.Field) (nodes.Plan, error) {
+			fs := &nodes.FunctionScan{Func: "generate_series", Args: args, T: t, Alias: alias}
+			fs.Filter, fs.Targets, fs.Out = filter, targets, out
+			if out == nil {
+				fs.Out = fields
+			}
+			return fs, nil
+		},
+	}, nil
+}
+
+// planValues plans a VALUES list: column types are the common types of
+// each column (unknown literals become text).
+func (pc *planCtx) planValues(lists []*pg.Node, alias string) (*nodes.ValuesScan, error) {
+	ec := &exprCtx{p: pc, clause: "VALUES"}
+	var rows [][]nodes.Expr
+	for _, l := range lists {
+		row, err := ec.transformList(l.GetList().Items)
+		if err != nil {
+			return nil, err
+		}
+		if len(rows) > 0 && len(row) != len(rows[0]) {
+			return nil, pgerr.New(pgerr.SyntaxError, "VALUES lists must all be the same length")
+		}
+		rows = append(rows, row)
+	}
+	ncols := len(rows[0])
+	vs := &nodes.ValuesScan{Rows: rows}
+	for c := 0; c < ncols; c++ {
+		col := make([]nodes.Expr, len(rows))
+		for r := range rows {
+			col[r] = rows[r][c]
+		}
+		col, t, err := coerceAll(col, "VALUES")
+		if err != nil {
+			return nil, err
+		}
+		for r := range rows {
+			rows[r][c] = col[r]
+		}
+		vs.Types = append(vs.Types, t)
+		vs.Out = append(vs.Out, nodes.Field{Name: "column" + itoa(c+1), T: t})
+	}
+	return vs, nil
+}
+
+// target is one output column while planning.
+type target struct {
+	expr nodes.Expr
+	name string
+}
+
+func (pc *planCtx) planQueryBody(s *pg.SelectStmt, src *source) (*relPlan, error) {
+	var aggs []*nodes.AggCall
+	var where nodes.Expr
+	if s.WhereClause != nil {
+		ec := &exprCtx{p: pc, scope: src.scope, clause: "WHERE"}
+		w, err := ec.transform(s.WhereClause)
+		if err != nil {
+			return nil, err
+		}
+		if where, err = requireBool(w, "argument of WHERE"); err != nil {
+			return nil, err
+		}
+	}
+	tec := &exprCtx{p: pc, scope: src.scope, aggs: &aggs}
+	var targets []target
+	for _, n := range s.TargetList {
+		rt := n.GetResTarget()
+		if cr := rt.Val.GetColumnRef(); cr != nil {
+			if _, star := cr.Fields[len(cr.Fields)-1].Node.(*pg.Node_AStar); star {
+				if src.scope == nil {
+					return nil, errAt(pgerr.New(pgerr.SyntaxError, "SELECT * with no tables specified is not valid"), cr.Location)
+				}
+				if len(cr.Fields) > 1 && cr.Fields[0].GetString_().Sval != src.scope.alias {
+					return nil, errAt(pgerr.New(pgerr.UndefinedTable, "missing FROM-clause entry for table %q", cr.Fields[0].GetString_().Sval), cr.Location)
+				}
+				for i := range src.scope.names {
+					targets = append(targets, target{expr: src.scope.column(i), name: src.scope.names[i]})
+				}
+				continue
+			}
+		}
+		e, err := tec.transform(rt.Val)
+		if err != nil {
+			return nil, err
+		}
+		if e.Type().ID == types.Unknown {
+			e, _ = coerce(e, types.TextT, types.CastImplicit)
+		}
+		name := rt.Name
+		if name == "" {
+			name = figureColname(rt.Val)
+		}
+		targets = append(targets, target{expr: e, name: name})
+	}
+	var having nodes.Expr
+	if s.HavingClause != nil {
+		hec := &exprCtx{p: pc, scope: src.scope, aggs: &aggs, clause: "HAVING"}
+		h, err := hec.transform(s.HavingClause)
+		if err != nil {
+			return nil, err
+		}
+		if having, err = requireBool(h, "argument of HAVING"); err != nil {
+			return nil, err
+		}
+	}
+	distinct := len(s.DistinctClause) > 0
+	if distinct && s.DistinctClause[0] != nil {
+		return nil, pgerr.NotSupported("DISTINCT ON")
+	}
+	sortKeys, err := pc.sortTargets(s.SortClause, &targets, src.scope, &aggs, distinct)
+	if err != nil {
+		return nil, err
+	}
+	visible := len(targets) - countJunk(targets, sortKeys)
+	grouped := len(s.GroupClause) > 0 || len(aggs) > 0 || having != nil
+	var plan nodes.Plan
+	out := make([]nodes.Field, len(targets))
+	exprs := make([]nodes.Expr, len(targets))
+	for i, t := range targets {
+		out[i] = nodes.Field{Name: t.name, T: t.expr.Type()}
+		exprs[i] = t.expr
+	}
+	if !grouped {
+		if plan, err = src.finish(where, exprs, out); err != nil {
+			return nil, err
+		}
+	} else {
+		gec := &exprCtx{p: pc, scope: src.scope, clause: "GROUP BY"}
+		var keys []nodes.Expr
+		for _, g := range s.GroupClause {
+			k, err := pc.groupKey(g, gec, targets[:visible])
+			if err != nil {
+				return nil, err
+			}
+			keys = append(keys, k)
+		}
+		l := &lifter{keys: keys, nkeys: len(keys)}
+		for i := range exprs {
+			if exprs[i], err = l.lift(exprs[i]); err != nil {
+				return nil, err
+			}
+		}
+		if having != nil {
+			if having, err = l.lift(having); err != nil {
+				return nil, err
+			}
+		}
+		child, err := src.finish(where, nil, nil)
+		if err != nil {
+			return nil, err
+		}
+		agg := &nodes.Agg{Child: child, GroupKeys: keys, Aggs: aggs}
+		if len(keys) > 0 {
+			agg.Strategy = nodes.AggHashed
+		}
+		agg.Filter, agg.Targets, agg.Out = having, exprs, out
+		plan = agg
+	}
+	if distinct {
+		keys := make([]nodes.Expr, len(out))
+		for i, f := range out {
+			keys[i] = &nodes.ColumnRef{Index: i, Name: f.Name, T: f.T}
+		}
+		d := &nodes.Agg{Child: plan, Strategy: nodes.AggHashed, GroupKeys: keys}
+		d.Out = out
+		plan = d
+	}
+	return pc.planSortLimit(&relPlan{plan: plan, visible: visible}, s, sortKeys)
+}
+
+func countJunk(targets []target, keys []nodes.SortKey) int {
+	n := 0
+	for _, t := range targets {
+		if t.name == junkName {
+			n++
+		}
+	}
+	return n
+}
+
+const junkName = "?junk?"
+
+// sortTargets resolves ORDER BY items to target-list positions, adding
+// junk targets for expressions not in the select list.
+func (pc *planCtx) sortTargets(items []*pg.Node, targets *[]target, sc *scope, aggs *[]*nodes.AggCall, distinct bool) ([]nodes.SortKey, error) {
+	var keys []nodes.SortKey
+	for _, it := range items {
+		sb := it.GetSortBy()
+		if sb.SortbyDir == pg.SortByDir_SORTBY_USING {
+			return nil, pgerr.NotSupported("ORDER BY USING")
+		}
+		idx := -1
+		if c := sb.Node.GetAConst(); c != nil && c.GetIval() != nil {
+			pos := int(c.GetIval().Ival)
+			if pos < 1 || pos > len(*targets) {
+				return nil, errAt(pgerr.New(pgerr.InvalidColumnReference, "ORDER BY position %d is not in select list", pos), c.Location)
+			}
+			idx = pos - 1
+		} else if cr := sb.Node.GetColumnRef(); cr != nil && len(cr.Fields) == 1 && cr.Fields[0].GetString_() != nil {
+			name := cr.Fields[0].GetString_().Sval
+			for i, t := range *targets {
+				if t.name == name {
+					if idx >= 0 {
+						return nil, errAt(pgerr.New(pgerr.AmbiguousColumn, "ORDER BY %q is ambiguous", name), cr.Location)
+					}
+					idx = i
+				}
+			}
+		}
+		if idx < 0 {
+			ec := &exprCtx{p: pc, scope: sc, aggs: aggs, clause: "ORDER BY"}
+			e, err := ec.transform(sb.Node)
+			if err != nil {
+				return nil, err
+			}
+			if e.Type().ID == types.Unknown {
+				e, _ = coerce(e, types.TextT, types.CastImplicit)
+			}
+			for i, t := range *targets {
+				if t.expr.String() == e.String() {
+					idx = i
+					break
+				}
+			}
+			if idx < 0 {
+				if distinct {
+					return nil, errAt(pgerr.New(pgerr.InvalidColumnReference, "for SELECT DISTINCT, ORDER BY expressions must appear in select list"), sb.Location)
+				}
+				*targets = append(*targets, target{expr: e, name: junkName})
+				idx = len(*targets) - 1
+			}
+		}
+		t := (*targets)[idx]
+		if t.expr.Type().ID == types.Bool || true {
+			// every type pgfed has is sortable
+		}
+		desc := sb.SortbyDir == pg.SortByDir_SORTBY_DESC
+		nullsFirst := desc
+		switch sb.SortbyNulls {
+		case pg.SortByNulls_SORTBY_NULLS_FIRST:
+			nullsFirst = true
+		case pg.SortByNulls_SORTBY_NULLS_LAST:
+			nullsFirst = false
+		}
+		keys = append(keys, nodes.SortKey{Expr: &nodes.ColumnRef{Index: idx, Name: displayName(t), T: t.expr.Type()}, Desc: desc, NullsFirst: nullsFirst})
+	}
+	return keys, nil
+}
+
+// displayName is how a sort key over target t prints in EXPLAIN: the
+// target's expression, as PostgreSQL shows Sort Key.
+func displayName(t target) string { return t.expr.String() }
+
+// planSortLimit adds Sort and Limit on top of a planned body.
+func (pc *planCtx) planSortLimit(r *relPlan, s *pg.SelectStmt, keys []nodes.SortKey) (*relPlan, error) {
+	if len(keys) == 0 && len(s.SortClause) > 0 {
+		// VALUES / UNION bodies: resolve ORDER BY against their output.
+		out := r.out()
+		targets := make([]target, len(out))
+		for i, f := range out {
+			targets[i] = target{expr: &nodes.ColumnRef{Index: i, Name: f.Name, T: f.T}, name: f.Name}
+		}
+		sc := newFieldScope("", out)
+		var err error
+		if keys, err = pc.sortTargets(s.SortClause, &targets, sc, nil, false); err != nil {
+			return nil, err
+		}
+		if len(targets) > len(out) {
+			return nil, pgerr.NotSupported("ORDER BY expressions over UNION/VALUES results")
+		}
+	}
+	plan := r.plan
+	var bound int64
+	if s.LimitOption == pg.LimitOption_LIMIT_OPTION_WITH_TIES {
+		return nil, pgerr.NotSupported("FETCH ... WITH TIES")
+	}
+	var count, offset nodes.Expr
+	ec := &exprCtx{p: pc, clause: "LIMIT"}
+	var err error
+	if s.LimitCount != nil {
+		if count, err = pc.limitExpr(ec, s.LimitCount, "LIMIT"); err != nil {
+			return nil, err
+		}
+	}
+	if s.LimitOffset != nil {
+		if offset, err = pc.limitExpr(ec, s.LimitOffset, "OFFSET"); err != nil {
+			return nil, err
+		}
+	}
+	if len(keys) > 0 {
+		if c, ok := count.(*nodes.Const); ok && c.Value != nil {
+			bound = c.Value.(int64)
+			if o, ok := offset.(*nodes.Const); ok && o.Value != nil {
+				bound += o.Value.(int64)
+			} else if offset != nil {
+				bound = 0
+			}
+		}
+		srt := &nodes.Sort{Child: plan, Keys: keys, Bound: bound}
+		srt.Out = plan.Base().Out
+		plan = srt
+	}
+	if count != nil || offset != nil {
+		if c, ok := count.(*nodes.Const); ok && c.Value == nil && offset == nil {
+			return &relPlan{plan: plan, visible: r.visible}, nil // LIMIT ALL / NULL
+		}
+		lim := &nodes.Limit{Child: plan, Count: count, Offset: offset}
+		lim.Out = plan.Base().Out
+		plan = lim
+	}
+	return &relPlan{plan: plan, visible: r.visible}, nil
+}
+
+func (pc *planCtx) limitExpr(ec *exprCtx, n *pg.Node, what string) (nodes.Expr, error) {
+	e, err := ec.transform(n)
+	if err != nil {
+		return nil, err
+	}
+	if e, err = coerce(e, types.Int8T, types.CastImplicit); err != nil {
+		return nil, pgerr.New(pgerr.DatatypeMismatch, "argument of %s must be type bigint, not type %s", what, e.Type())
+	}
+	return e, nil
+}
+
+// groupKey resolves one GROUP BY item: an ordinal, an output-column
+// name that is not an input column, or an expression over the input.
+func (pc *planCtx) groupKey(g *pg.Node, ec *exprCtx, targets []target) (nodes.Expr, error) {
+	if c := g.GetAConst(); c != nil && c.GetIval() != nil {
+		pos := int(c.GetIval().Ival)
+		if pos < 1 || pos > len(targets) {
+			return nil, errAt(pgerr.New(pgerr.InvalidColumnReference, "GROUP BY position %d is not in select list", pos), c.Location)
+		}
+		e := targets[pos-1].expr
+		if hasAgg(e) {
+			return nil, errAt(pgerr.New(pgerr.GroupingError, "aggregate functions are not allowed in GROUP BY"), c.Location)
+		}
+		return e, nil
+	}
+	e, err := ec.transform(g)
+	if err != nil {
+		if cr := g.GetColumnRef(); cr != nil && len(cr.Fields) == 1 && pgerr.Code(err) == pgerr.UndefinedColumn {
+			name := cr.Fields[0].GetString_().Sval
+			for _, t := range targets {
+				if t.name == name {
+					if hasAgg(t.expr) {
+						return nil, errAt(pgerr.New(pgerr.GroupingError, "aggregate functions are not allowed in GROUP BY"), cr.Location)
+					}
+					return t.expr, nil
+				}
+			}
+		}
+		return nil, err
+	}
+	if e.Type().ID == types.Unknown {
+		e, _ = coerce(e, types.TextT, types.CastImplicit)
+	}
+	return e, nil
+}
+
+func hasAgg(e nodes.Expr) bool {
+	found := false
+	walkAll(e, func(x nodes.Expr) {
+		if _, ok := x.(*aggRef); ok {
+			found = true
+		}
+	})
+	return found
+}
+
+// lifter rewrites expressions over an Agg's input into expressions over
+// its output: group-key subtrees become key columns, aggregate calls
+// become aggregate columns, and any other input column is an error.
+type lifter struct {
+	keys  []nodes.Expr
+	nkeys int
+}
+
+func (l *lifter) lift(e nodes.Expr) (nodes.Expr, error) {
+	s := e.String()
+	for i, k := range l.keys {
+		if k.String() == s {
+			return &nodes.ColumnRef{Index: i, Name: s, T: e.Type()}, nil
+		}
+	}
+	switch x := e.(type) {
+	case *aggRef:
+		return &nodes.ColumnRef{Index: l.nkeys + x.idx, Name: x.String(), T: x.Type()}, nil
+	case *nodes.ColumnRef:
+		return nil, pgerr.New(pgerr.GroupingError, "column %q must appear in the GROUP BY clause or be used in an aggregate function", x.Name)
+	case *nodes.Const:
+		return x, nil
+	}
+	return mapChildren(e, l.lift)
+}
+
+func itoa(i int) string {
+	return strings.TrimSpace(strings.Repeat(" ", 0) + fmtInt(i))
+}

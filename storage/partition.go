@@ -1,0 +1,154 @@
+package storage
+
+import (
+	"github.com/pgfed/pgfed/types"
+)
+
+// Strategy is a partitioning strategy.
+type Strategy uint8
+
+const (
+	Range Strategy = iota
+	List
+	Hash
+)
+
+func (s Strategy) String() string {
+	return [...]string{"RANGE", "LIST", "HASH"}[s]
+}
+
+// PartitionKey is PARTITION BY strategy (columns).
+type PartitionKey struct {
+	Strategy Strategy
+	Columns  []int // column indexes into the table
+}
+
+// RangeDatum is one column of a range bound: a value, MINVALUE or MAXVALUE.
+type RangeDatum struct {
+	Kind  RangeKind
+	Value any
+}
+
+// RangeKind marks MINVALUE / MAXVALUE in range bounds.
+type RangeKind int8
+
+const (
+	MinValue RangeKind = -1
+	Value    RangeKind = 0
+	MaxValue RangeKind = 1
+)
+
+// PartitionBound is FOR VALUES ... of a partition.
+type PartitionBound struct {
+	Default   bool
+	From, To  []RangeDatum // RANGE
+	In        []any        // LIST (nil element = NULL)
+	Modulus   int          // HASH
+	Remainder int
+}
+
+// KeyTypes returns the partition key's column types.
+func (t *Table) KeyTypes() []types.T {
+	ts := make([]types.T, len(t.PartKey.Columns))
+	for i, c := range t.PartKey.Columns {
+		ts[i] = t.Columns[c].Type
+	}
+	return ts
+}
+
+// compareRange compares a key (all non-NULL) with a range bound.
+func compareRange(ts []types.T, key []any, bound []RangeDatum) int {
+	for i, b := range bound {
+		switch b.Kind {
+		case MinValue:
+			return 1
+		case MaxValue:
+			return -1
+		}
+		if c := types.Compare(ts[i], key[i], b.Value); c != 0 {
+			return c
+		}
+	}
+	return 0
+}
+
+// Accepts reports whether a row with the given partition-key values
+// belongs to a partition with bound b (a default partition is not
+// considered here: the router falls back to it).
+func (b *PartitionBound) Accepts(strategy Strategy, ts []types.T, key []any, hash func([]any) uint64) bool {
+	if b.Default {
+		return false
+	}
+	switch strategy {
+	case Range:
+		for _, k := range key {
+			if k == nil {
+				return false
+			}
+		}
+		return compareRange(ts, key, b.From) >= 0 && compareRange(ts, key, b.To) < 0
+	case List:
+		k := key[0]
+		for _, v := range b.In {
+			if v == nil || k == nil {
+				if v == nil && k == nil {
+					return true
+				}
+				continue
+			}
+			if types.Compare(ts[0], k, v) == 0 {
+				return true
+			}
+		}
+		return false
+	default:
+		return hash(key)%uint64(b.Modulus) == uint64(b.Remainder)
+	}
+}
+
+// Route returns the partition of t (a partitioned table) that holds a row
+// with the given full row values, descending through sub-partitioning; nil
+// if no partition accepts it.
+func (t *Table) Route(row []any) *Table {
+	for t.Kind == KindPartitioned {
+		key := make([]any, len(t.PartKey.Columns))
+		for i, c := range t.PartKey.Columns {
+			key[i] = row[c]
+		}
+		ts := t.KeyTypes()
+		var next, def *Table
+		for _, p := range t.Partitions() {
+			if p.Bound.Default {
+				def = p
+				continue
+			}
+			if p.Bound.Accepts(t.PartKey.Strategy, ts, key, func(k []any) uint64 { return HashPartitionKey(ts, k) }) {
+				next = p
+				break
+			}
+		}
+		if next == nil {
+			next = def
+		}
+		if next == nil {
+			return nil
+		}
+		t = next
+	}
+	return t
+}
+
+// HashPartitionKey combines the hashes of the key values for hash
+// partitioning.
+func HashPartitionKey(ts []types.T, key []any) uint64 {
+	var h uint64
+	for i, k := range key {
+		var kh uint64
+		if k != nil {
+			kh = types.Hash64(ts[i], k)
+		}
+		// hash_combine64, as PostgreSQL combines per-column hashes.
+		h ^= kh + 0x49a0f4dd15e5a8e3 + (h << 54) + (h >> 7)
+	}
+	return h
+}

@@ -1,0 +1,164 @@
+package storage
+
+import (
+	"sync"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/pgfed/pgfed/types"
+)
+
+// Column is a table column.
+type Column struct {
+	Name    string
+	Type    types.T
+	NotNull bool
+	// Default is the DEFAULT expression as SQL text ("" for none); the
+	// planner parses it where a row needs it.
+	Default string
+}
+
+// Kind tells regular tables from partitioned ones.
+type Kind uint8
+
+const (
+	KindTable Kind = iota
+	KindPartitioned
+)
+
+// Table is a local table or a partitioned table (which holds no rows
+// itself: its partitions do).
+type Table struct {
+	Schema  string
+	Name    string
+	Columns []Column
+	Kind    Kind
+
+	// Partitioning: set on partitioned tables.
+	PartKey *PartitionKey
+	// Partition membership: set on partitions.
+	Parent *Table
+	Bound  *PartitionBound
+
+	arrowSchema *arrow.Schema
+
+	mu       sync.RWMutex
+	children []*Table
+	batches  []arrow.RecordBatch
+	rows     int64
+}
+
+// NewTable makes an empty table.
+func NewTable(schema, name string, cols []Column) *Table {
+	fields := make([]arrow.Field, len(cols))
+	for i, c := range cols {
+		fields[i] = arrow.Field{Name: c.Name, Type: c.Type.ArrowType(), Nullable: !c.NotNull}
+	}
+	return &Table{Schema: schema, Name: name, Columns: cols, arrowSchema: arrow.NewSchema(fields, nil)}
+}
+
+// QualifiedName is schema.name.
+func (t *Table) QualifiedName() string { return t.Schema + "." + t.Name }
+
+// ArrowSchema is the schema of the table's batches.
+func (t *Table) ArrowSchema() *arrow.Schema { return t.arrowSchema }
+
+// ColumnIndex returns the index of the named column, or -1.
+func (t *Table) ColumnIndex(name string) int {
+	for i, c := range t.Columns {
+		if c.Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// Snapshot returns the table's batches, each retained for the caller.
+func (t *Table) Snapshot() []arrow.RecordBatch {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	out := make([]arrow.RecordBatch, len(t.batches))
+	for i, b := range t.batches {
+		b.Retain()
+		out[i] = b
+	}
+	return out
+}
+
+// Rows is the number of rows stored (0 for a partitioned table itself).
+func (t *Table) Rows() int64 {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	return t.rows
+}
+
+// TotalRows counts rows in the table and, for a partitioned table, in all
+// its partitions.
+func (t *Table) TotalRows() int64 {
+	n := t.Rows()
+	for _, c := range t.Partitions() {
+		n += c.TotalRows()
+	}
+	return n
+}
+
+// Append adds batches (the table takes over the caller's references).
+func (t *Table) Append(bs ...arrow.RecordBatch) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, b := range bs {
+		if b.NumRows() == 0 {
+			b.Release()
+			continue
+		}
+		t.batches = append(t.batches, b)
+		t.rows += b.NumRows()
+	}
+}
+
+// Replace swaps the table's contents for bs (taking over the references)
+// and releases the old batches.
+func (t *Table) Replace(bs []arrow.RecordBatch) {
+	t.mu.Lock()
+	old := t.batches
+	t.batches = nil
+	t.rows = 0
+	for _, b := range bs {
+		if b.NumRows() == 0 {
+			b.Release()
+			continue
+		}
+		t.batches = append(t.batches, b)
+		t.rows += b.NumRows()
+	}
+	t.mu.Unlock()
+	for _, b := range old {
+		b.Release()
+	}
+}
+
+// Partitions lists a partitioned table's partitions in creation order.
+func (t *Table) Partitions() []*Table {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	return append([]*Table(nil), t.children...)
+}
+
+func (t *Table) addPartition(c *Table) {
+	t.mu.Lock()
+	t.children = append(t.children, c)
+	t.mu.Unlock()
+}
+
+func (t *Table) removePartition(c *Table) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for i, x := range t.children {
+		if x == c {
+			t.children = append(t.children[:i], t.children[i+1:]...)
+			return
+		}
+	}
+}
+
+// release drops the table's data.
+func (t *Table) release() { t.Replace(nil) }
