@@ -380,3 +380,26 @@ func (m *modifyTable) modifyBatch(ctx context.Context, pend *pending, leaf *stor
 	}
 	return nil
 }
+
+// InsertBatches stores complete rows of t (batches whose columns have t's
+// types), routing them to partitions and checking NOT NULL, all or
+// nothing; it takes over the batches. COPY FROM uses it.
+func InsertBatches(t *storage.Table, batches []arrow.RecordBatch) (int64, error) {
+	m := &modifyTable{plan: &nodes.ModifyTable{Op: nodes.Insert, Table: t}}
+	pend := newPending()
+	var n int64
+	var err error
+	for _, b := range batches {
+		if err == nil {
+			err = m.store(pend, b)
+			n += b.NumRows()
+		}
+		b.Release()
+	}
+	if err != nil {
+		pend.release()
+		return 0, err
+	}
+	pend.apply()
+	return n, nil
+}

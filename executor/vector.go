@@ -268,3 +268,11 @@ func takeBatch(b arrow.RecordBatch, sel []int32) arrow.RecordBatch {
 	}
 	return makeBatch(b.Schema(), cols, len(sel))
 }
+
+// ArrayOfDatums builds an array of type t from datums (nil = NULL).
+func ArrayOfDatums(t types.T, ds []any) arrow.Array { return arrayOfDatums(t, ds) }
+
+// MakeBatch assembles a batch, taking over the column references.
+func MakeBatch(schema *arrow.Schema, cols []arrow.Array, n int) arrow.RecordBatch {
+	return makeBatch(schema, cols, n)
+}

@@ -69,10 +69,18 @@ type ColumnRef struct {
 	Index int
 	Name  string // for EXPLAIN
 	T     types.T
+	// Raw marks Name as the printed expression the column stands for
+	// (an aggregate or group key computed below), shown unquoted.
+	Raw bool
 }
 
-func (c *ColumnRef) Type() types.T  { return c.T }
-func (c *ColumnRef) String() string { return quoteIdentIfNeeded(c.Name) }
+func (c *ColumnRef) Type() types.T { return c.T }
+func (c *ColumnRef) String() string {
+	if c.Raw {
+		return c.Name
+	}
+	return quoteIdentIfNeeded(c.Name)
+}
 
 // OpExpr is a binary (or, with Left nil, prefix unary) operator: arithmetic
 // + - * / %, comparisons = <> < <= > >=, || and the LIKE family

@@ -634,12 +634,12 @@ func (l *lifter) lift(e nodes.Expr) (nodes.Expr, error) {
 	s := e.String()
 	for i, k := range l.keys {
 		if k.String() == s {
-			return &nodes.ColumnRef{Index: i, Name: s, T: e.Type()}, nil
+			return &nodes.ColumnRef{Index: i, Name: s, T: e.Type(), Raw: true}, nil
 		}
 	}
 	switch x := e.(type) {
 	case *aggRef:
-		return &nodes.ColumnRef{Index: l.nkeys + x.idx, Name: x.String(), T: x.Type()}, nil
+		return &nodes.ColumnRef{Index: l.nkeys + x.idx, Name: x.String(), T: x.Type(), Raw: true}, nil
 	case *nodes.ColumnRef:
 		return nil, pgerr.New(pgerr.GroupingError, "column %q must appear in the GROUP BY clause or be used in an aggregate function", x.Name)
 	case *nodes.Const:

@@ -1,0 +1,79 @@
+// Package pgfed is the embedding API of the pgfed query engine: open an
+// in-memory engine, run PostgreSQL SQL in sessions, and read results as
+// rows or Arrow record batches.
+//
+//	db, _ := pgfed.Open()
+//	defer db.Close()
+//	rows, err := db.Query(ctx, "SELECT sum(a) FROM t")
+//
+// Contract: every error returned is a *pgerr.Error carrying a SQLSTATE; a
+// panic inside the engine is recovered at the statement boundary and
+// returned as XX000, leaving the session usable. A Session is not safe for
+// concurrent use (like a connection); a DB is, and its sessions run
+// concurrently.
+package pgfed
+
+import (
+	"context"
+	"sync"
+
+	"github.com/pgfed/pgfed/storage"
+)
+
+// Option configures Open.
+type Option func(*config)
+
+type config struct{}
+
+// DB is an embedded pgfed engine: a catalog of tables shared by sessions.
+type DB struct {
+	catalog *storage.Catalog
+
+	mu       sync.Mutex
+	sessions map[*Session]struct{}
+	def      *Session
+}
+
+// Open opens an in-memory engine.
+func Open(opts ...Option) (*DB, error) {
+	var c config
+	for _, o := range opts {
+		o(&c)
+	}
+	db := &DB{catalog: storage.NewCatalog(), sessions: map[*Session]struct{}{}}
+	db.def = db.NewSession()
+	return db, nil
+}
+
+// Close releases the engine, its sessions and all table data.
+func (db *DB) Close() error {
+	db.mu.Lock()
+	ss := make([]*Session, 0, len(db.sessions))
+	for s := range db.sessions {
+		ss = append(ss, s)
+	}
+	db.mu.Unlock()
+	for _, s := range ss {
+		s.Close()
+	}
+	db.catalog.Close()
+	return nil
+}
+
+// NewSession opens a session with its own settings (SET), like a connection.
+func (db *DB) NewSession() *Session {
+	s := &Session{db: db, settings: newSettings()}
+	db.mu.Lock()
+	db.sessions[s] = struct{}{}
+	db.mu.Unlock()
+	return s
+}
+
+// Exec runs every statement in sql on the default session.
+func (db *DB) Exec(ctx context.Context, sql string) (string, error) { return db.def.Exec(ctx, sql) }
+
+// Query runs one statement on the default session.
+func (db *DB) Query(ctx context.Context, sql string) (*Rows, error) { return db.def.Query(ctx, sql) }
+
+// Session returns the default session (the one DB.Exec and DB.Query use).
+func (db *DB) Session() *Session { return db.def }

@@ -1,0 +1,548 @@
+package pgfed
+
+// DDL: schemas, tables (with NOT NULL and DEFAULT), partitioned tables
+// and their partitions, CREATE TABLE AS, DROP and TRUNCATE.
+
+import (
+	"context"
+	"strings"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+	"github.com/pgfed/pgfed/executor"
+	"github.com/pgfed/pgfed/nodes"
+	"github.com/pgfed/pgfed/pgerr"
+	"github.com/pgfed/pgfed/planner"
+	"github.com/pgfed/pgfed/storage"
+	"github.com/pgfed/pgfed/types"
+)
+
+func (s *Session) createSchema(st *pg.CreateSchemaStmt) (*Rows, error) {
+	if len(st.SchemaElts) > 0 {
+		return nil, pgerr.NotSupported("CREATE SCHEMA with elements")
+	}
+	if st.Schemaname == "" {
+		return nil, pgerr.NotSupported("CREATE SCHEMA AUTHORIZATION")
+	}
+	created, err := s.db.catalog.CreateSchema(st.Schemaname, st.IfNotExists)
+	if err != nil {
+		return nil, err
+	}
+	if !created {
+		s.noticef("schema %q already exists, skipping", st.Schemaname)
+	}
+	return tagRows("CREATE SCHEMA"), nil
+}
+
+// targetSchema picks the schema a new relation goes into.
+func (s *Session) targetSchema(rv *pg.RangeVar) (string, error) {
+	if rv.Schemaname != "" {
+		if !s.db.catalog.HasSchema(rv.Schemaname) {
+			return "", pgerr.New(pgerr.InvalidSchemaName, "schema %q does not exist", rv.Schemaname)
+		}
+		return rv.Schemaname, nil
+	}
+	for _, sc := range s.settings.searchPath() {
+		if s.db.catalog.HasSchema(sc) {
+			return sc, nil
+		}
+	}
+	return "", pgerr.New(pgerr.InvalidSchemaName, "no schema has been selected to create in")
+}
+
+func (s *Session) createTable(st *pg.CreateStmt) (*Rows, error) {
+	if st.OfTypename != nil {
+		return nil, pgerr.NotSupported("CREATE TABLE OF type")
+	}
+	if st.Relation.Relpersistence == "t" {
+		return nil, pgerr.NotSupported("temporary tables")
+	}
+	schema, err := s.targetSchema(st.Relation)
+	if err != nil {
+		return nil, err
+	}
+	name := st.Relation.Relname
+	if existing := s.db.catalog.Lookup(schema, name); existing != nil {
+		if st.IfNotExists {
+			s.noticef("relation %q already exists, skipping", name)
+			return tagRows("CREATE TABLE"), nil
+		}
+		return nil, pgerr.New(pgerr.DuplicateTable, "relation %q already exists", name)
+	}
+	for _, c := range st.Constraints {
+		return nil, pgerr.NotSupported("table constraint " + constraintName(c.GetConstraint()))
+	}
+	pl := s.planner()
+	var parent *storage.Table
+	if st.Partbound != nil || len(st.InhRelations) > 0 {
+		if len(st.InhRelations) != 1 || st.Partbound == nil {
+			return nil, pgerr.NotSupported("table inheritance")
+		}
+		if parent, err = pl.ResolveTable(st.InhRelations[0].GetRangeVar()); err != nil {
+			return nil, err
+		}
+		if parent.Kind != storage.KindPartitioned {
+			return nil, pgerr.New(pgerr.InvalidObjectDefinition, "table %q is not partitioned", parent.Name)
+		}
+	}
+	var cols []storage.Column
+	if parent != nil {
+		cols = append(cols, parent.Columns...)
+	}
+	for _, elt := range st.TableElts {
+		cd := elt.GetColumnDef()
+		if cd == nil {
+			if c := elt.GetConstraint(); c != nil {
+				return nil, pgerr.NotSupported("table constraint " + constraintName(c))
+			}
+			return nil, pgerr.NotSupported("LIKE in CREATE TABLE")
+		}
+		if parent != nil {
+			// Column options on a partition (NOT NULL, DEFAULT) refine the
+			// inherited column.
+			i := indexOfColumn(cols, cd.Colname)
+			if i < 0 {
+				return nil, pgerr.New(pgerr.UndefinedColumn, "column %q named in partition key does not exist", cd.Colname)
+			}
+			if err := s.applyColumnConstraints(&cols[i], cd, pl); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if indexOfColumn(cols, cd.Colname) >= 0 {
+			return nil, pgerr.New(pgerr.DuplicateColumn, "column %q specified more than once", cd.Colname)
+		}
+		t, err := planner.TypeFromName(cd.TypeName)
+		if err != nil {
+			return nil, err
+		}
+		col := storage.Column{Name: cd.Colname, Type: t}
+		if cd.IsNotNull {
+			col.NotNull = true
+		}
+		if err := s.applyColumnConstraints(&col, cd, pl); err != nil {
+			return nil, err
+		}
+		cols = append(cols, col)
+	}
+	if len(cols) > 1600 {
+		return nil, pgerr.New(pgerr.TooManyColumns, "tables can have at most 1600 columns")
+	}
+	t := storage.NewTable(schema, name, cols)
+	if st.Partspec != nil {
+		if t.PartKey, err = partitionKey(st.Partspec, t); err != nil {
+			return nil, err
+		}
+		t.Kind = storage.KindPartitioned
+	}
+	if parent != nil {
+		t.Parent = parent
+		if t.Bound, err = partitionBound(st.Partbound, parent, pl); err != nil {
+			return nil, err
+		}
+		if err := checkOverlap(parent, t); err != nil {
+			return nil, err
+		}
+	}
+	if err := s.db.catalog.AddTable(t); err != nil {
+		return nil, err
+	}
+	return tagRows("CREATE TABLE"), nil
+}
+
+func indexOfColumn(cols []storage.Column, name string) int {
+	for i, c := range cols {
+		if c.Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+func constraintName(c *pg.Constraint) string {
+	if c == nil {
+		return ""
+	}
+	return strings.TrimPrefix(c.Contype.String(), "CONSTR_")
+}
+
+// applyColumnConstraints handles NOT NULL, NULL and DEFAULT on a column.
+func (s *Session) applyColumnConstraints(col *storage.Column, cd *pg.ColumnDef, pl *planner.Planner) error {
+	for _, cn := range cd.Constraints {
+		c := cn.GetConstraint()
+		switch c.Contype {
+		case pg.ConstrType_CONSTR_NOTNULL:
+			col.NotNull = true
+		case pg.ConstrType_CONSTR_NULL:
+			col.NotNull = false
+		case pg.ConstrType_CONSTR_DEFAULT:
+			if cr := findColumnRef(c.RawExpr); cr {
+				return pgerr.New(pgerr.FeatureNotSupported, "cannot use column reference in DEFAULT expression")
+			}
+			if _, err := pl.Expr(c.RawExpr, col.Type, "DEFAULT expressions"); err != nil {
+				return err
+			}
+			text, err := deparseExpr(c.RawExpr)
+			if err != nil {
+				return err
+			}
+			col.Default = text
+		default:
+			return pgerr.NotSupported("column constraint " + constraintName(c))
+		}
+	}
+	return nil
+}
+
+func findColumnRef(n *pg.Node) bool {
+	if n == nil {
+		return false
+	}
+	found := false
+	var walk func(n *pg.Node)
+	walk = func(n *pg.Node) {
+		if n == nil || found {
+			return
+		}
+		switch x := n.Node.(type) {
+		case *pg.Node_ColumnRef:
+			found = true
+		case *pg.Node_AExpr:
+			walk(x.AExpr.Lexpr)
+			walk(x.AExpr.Rexpr)
+		case *pg.Node_FuncCall:
+			for _, a := range x.FuncCall.Args {
+				walk(a)
+			}
+		case *pg.Node_TypeCast:
+			walk(x.TypeCast.Arg)
+		}
+	}
+	walk(n)
+	return found
+}
+
+// deparseExpr prints an expression back to SQL with pg_query's deparser.
+func deparseExpr(n *pg.Node) (string, error) {
+	tree := &pg.ParseResult{Stmts: []*pg.RawStmt{{Stmt: &pg.Node{Node: &pg.Node_SelectStmt{SelectStmt: &pg.SelectStmt{
+		TargetList: []*pg.Node{{Node: &pg.Node_ResTarget{ResTarget: &pg.ResTarget{Val: n}}}},
+	}}}}}}
+	s, err := pg.Deparse(tree)
+	if err != nil {
+		return "", pgerr.Internal("deparse: %v", err)
+	}
+	return strings.TrimPrefix(s, "SELECT "), nil
+}
+
+func partitionKey(ps *pg.PartitionSpec, t *storage.Table) (*storage.PartitionKey, error) {
+	key := &storage.PartitionKey{}
+	switch ps.Strategy {
+	case pg.PartitionStrategy_PARTITION_STRATEGY_RANGE:
+		key.Strategy = storage.Range
+	case pg.PartitionStrategy_PARTITION_STRATEGY_LIST:
+		key.Strategy = storage.List
+	default:
+		key.Strategy = storage.Hash
+	}
+	for _, p := range ps.PartParams {
+		el := p.GetPartitionElem()
+		if el.Expr != nil {
+			return nil, pgerr.NotSupported("partition key expressions")
+		}
+		i := t.ColumnIndex(el.Name)
+		if i < 0 {
+			return nil, pgerr.New(pgerr.UndefinedColumn, "column %q named in partition key does not exist", el.Name).WithPosition(int(el.Location) + 1)
+		}
+		key.Columns = append(key.Columns, i)
+	}
+	if key.Strategy == storage.List && len(key.Columns) != 1 {
+		return nil, pgerr.New(pgerr.InvalidTableDefinition, "cannot use \"list\" partition strategy with more than one column")
+	}
+	return key, nil
+}
+
+// partitionBound evaluates FOR VALUES ... against the parent's key types.
+func partitionBound(pb *pg.PartitionBoundSpec, parent *storage.Table, pl *planner.Planner) (*storage.PartitionBound, error) {
+	b := &storage.PartitionBound{}
+	if pb.IsDefault {
+		if parent.PartKey.Strategy == storage.Hash {
+			return nil, pgerr.New(pgerr.InvalidTableDefinition, "a hash-partitioned table may not have a default partition")
+		}
+		for _, p := range parent.Partitions() {
+			if p.Bound.Default {
+				return nil, pgerr.New(pgerr.InvalidObjectDefinition, "partition %q conflicts with existing default partition %q", "", p.Name)
+			}
+		}
+		b.Default = true
+		return b, nil
+	}
+	kts := parent.KeyTypes()
+	strategy := map[string]storage.Strategy{"r": storage.Range, "l": storage.List, "h": storage.Hash}[pb.Strategy]
+	if strategy != parent.PartKey.Strategy {
+		names := map[storage.Strategy]string{storage.Range: "range", storage.List: "list", storage.Hash: "hash"}
+		return nil, pgerr.New(pgerr.InvalidTableDefinition, "invalid bound specification for a %s partition", names[parent.PartKey.Strategy])
+	}
+	value := func(n *pg.Node, t types.T) (any, error) {
+		e, err := pl.Expr(n, t, "partition bound")
+		if err != nil {
+			return nil, err
+		}
+		return executor.EvalConst(e, &executor.ExecContext{})
+	}
+	switch strategy {
+	case storage.List:
+		for _, d := range pb.Listdatums {
+			v, err := value(d, kts[0])
+			if err != nil {
+				return nil, err
+			}
+			b.In = append(b.In, v)
+		}
+	case storage.Range:
+		conv := func(ds []*pg.Node) ([]storage.RangeDatum, error) {
+			var out []storage.RangeDatum
+			for i, d := range ds {
+				if rd := d.GetPartitionRangeDatum(); rd != nil {
+					switch rd.Kind {
+					case pg.PartitionRangeDatumKind_PARTITION_RANGE_DATUM_MINVALUE:
+						out = append(out, storage.RangeDatum{Kind: storage.MinValue})
+						continue
+					case pg.PartitionRangeDatumKind_PARTITION_RANGE_DATUM_MAXVALUE:
+						out = append(out, storage.RangeDatum{Kind: storage.MaxValue})
+						continue
+					}
+					d = rd.Value
+				}
+				if cr := d.GetColumnRef(); cr != nil && len(cr.Fields) == 1 {
+					switch strings.ToLower(cr.Fields[0].GetString_().Sval) {
+					case "minvalue":
+						out = append(out, storage.RangeDatum{Kind: storage.MinValue})
+						continue
+					case "maxvalue":
+						out = append(out, storage.RangeDatum{Kind: storage.MaxValue})
+						continue
+					}
+				}
+				if i >= len(kts) {
+					return nil, pgerr.New(pgerr.InvalidTableDefinition, "TO must specify exactly one value per partitioning column")
+				}
+				v, err := value(d, kts[i])
+				if err != nil {
+					return nil, err
+				}
+				if v == nil {
+					return nil, pgerr.New(pgerr.InvalidTableDefinition, "cannot specify NULL in range bound")
+				}
+				out = append(out, storage.RangeDatum{Value: v})
+			}
+			return out, nil
+		}
+		var err error
+		if b.From, err = conv(pb.Lowerdatums); err != nil {
+			return nil, err
+		}
+		if b.To, err = conv(pb.Upperdatums); err != nil {
+			return nil, err
+		}
+		if len(b.From) != len(kts) {
+			return nil, pgerr.New(pgerr.InvalidTableDefinition, "FROM must specify exactly one value per partitioning column")
+		}
+		if len(b.To) != len(kts) {
+			return nil, pgerr.New(pgerr.InvalidTableDefinition, "TO must specify exactly one value per partitioning column")
+		}
+		if cmpBounds(kts, b.From, b.To) >= 0 {
+			return nil, pgerr.New(pgerr.InvalidTableDefinition, "empty range bound specified for partition")
+		}
+	case storage.Hash:
+		if pb.Modulus <= 0 {
+			return nil, pgerr.New(pgerr.InvalidTableDefinition, "modulus for hash partition must be an integer value greater than zero")
+		}
+		if pb.Remainder < 0 || pb.Remainder >= pb.Modulus {
+			return nil, pgerr.New(pgerr.InvalidTableDefinition, "remainder for hash partition must be less than modulus")
+		}
+		b.Modulus, b.Remainder = int(pb.Modulus), int(pb.Remainder)
+	}
+	return b, nil
+}
+
+func cmpBounds(kts []types.T, a, b []storage.RangeDatum) int {
+	for i := range a {
+		if a[i].Kind != b[i].Kind {
+			if a[i].Kind < b[i].Kind {
+				return -1
+			}
+			return 1
+		}
+		if a[i].Kind != storage.Value {
+			return 0
+		}
+		if c := types.Compare(kts[i], a[i].Value, b[i].Value); c != 0 {
+			return c
+		}
+	}
+	return 0
+}
+
+// checkOverlap refuses a partition whose bound overlaps a sibling's.
+func checkOverlap(parent, t *storage.Table) error {
+	kts := parent.KeyTypes()
+	for _, p := range parent.Partitions() {
+		if p.Bound.Default || t.Bound.Default {
+			continue
+		}
+		overlap := false
+		switch parent.PartKey.Strategy {
+		case storage.Range:
+			overlap = cmpBounds(kts, t.Bound.From, p.Bound.To) < 0 && cmpBounds(kts, p.Bound.From, t.Bound.To) < 0
+		case storage.List:
+			for _, v := range t.Bound.In {
+				for _, w := range p.Bound.In {
+					if (v == nil && w == nil) || (v != nil && w != nil && types.Compare(kts[0], v, w) == 0) {
+						overlap = true
+					}
+				}
+			}
+		case storage.Hash:
+			a, b := t.Bound, p.Bound
+			if a.Modulus%b.Modulus != 0 && b.Modulus%a.Modulus != 0 {
+				return pgerr.New(pgerr.InvalidObjectDefinition, "every hash partition modulus must be a factor of the next larger modulus")
+			}
+			m := min(a.Modulus, b.Modulus)
+			overlap = a.Remainder%m == b.Remainder%m
+		}
+		if overlap {
+			return pgerr.New(pgerr.InvalidObjectDefinition, "partition %q would overlap partition %q", t.Name, p.Name)
+		}
+	}
+	return nil
+}
+
+func (s *Session) createTableAs(ctx context.Context, st *pg.CreateTableAsStmt) (*Rows, error) {
+	if st.Objtype != pg.ObjectType_OBJECT_TABLE {
+		return nil, pgerr.NotSupported("CREATE MATERIALIZED VIEW")
+	}
+	into := st.Into
+	schema, err := s.targetSchema(into.Rel)
+	if err != nil {
+		return nil, err
+	}
+	if s.db.catalog.Lookup(schema, into.Rel.Relname) != nil {
+		if st.IfNotExists {
+			s.noticef("relation %q already exists, skipping", into.Rel.Relname)
+			return tagRows("CREATE TABLE AS"), nil
+		}
+		return nil, pgerr.New(pgerr.DuplicateTable, "relation %q already exists", into.Rel.Relname)
+	}
+	q, err := s.planner().Plan(st.Query)
+	if err != nil {
+		return nil, err
+	}
+	cols := make([]storage.Column, len(q.Columns))
+	for i, f := range q.Columns {
+		cols[i] = storage.Column{Name: f.Name, Type: f.T}
+		if i < len(into.ColNames) {
+			cols[i].Name = into.ColNames[i].GetString_().Sval
+		}
+	}
+	t := storage.NewTable(schema, into.Rel.Relname, cols)
+	var n int64
+	if !into.SkipData {
+		rows, err := s.start(ctx, q, nil)
+		if err != nil {
+			return nil, err
+		}
+		var batches []arrow_RecordBatch
+		for rows.NextBatch() {
+			b := rows.Batch()
+			b.Retain()
+			batches = append(batches, relabel(t, b))
+			n += b.NumRows()
+		}
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			for _, b := range batches {
+				b.Release()
+			}
+			return nil, err
+		}
+		t.Append(batches...)
+	}
+	if err := s.db.catalog.AddTable(t); err != nil {
+		return nil, err
+	}
+	return tagRows("SELECT " + itoa64(n)), nil
+}
+
+func (s *Session) drop(st *pg.DropStmt) (*Rows, error) {
+	switch st.RemoveType {
+	case pg.ObjectType_OBJECT_TABLE:
+		pl := s.planner()
+		var tables []*storage.Table
+		for _, o := range st.Objects {
+			items := o.GetList().Items
+			rv := &pg.RangeVar{Relname: items[len(items)-1].GetString_().Sval}
+			if len(items) > 1 {
+				rv.Schemaname = items[len(items)-2].GetString_().Sval
+			}
+			t, err := pl.ResolveTable(rv)
+			if err != nil {
+				if st.MissingOk && (pgerr.Code(err) == pgerr.UndefinedTable || pgerr.Code(err) == pgerr.InvalidSchemaName) {
+					s.noticef("table %q does not exist, skipping", rv.Relname)
+					continue
+				}
+				if pe, ok := pgerr.As(err); ok {
+					c := *pe
+					c.Position = 0
+					return nil, &c
+				}
+				return nil, err
+			}
+			tables = append(tables, t)
+		}
+		for _, t := range tables {
+			s.db.catalog.DropTable(t)
+		}
+		return tagRows("DROP TABLE"), nil
+	case pg.ObjectType_OBJECT_SCHEMA:
+		for _, o := range st.Objects {
+			name := o.GetString_().Sval
+			if !s.db.catalog.HasSchema(name) {
+				if st.MissingOk {
+					s.noticef("schema %q does not exist, skipping", name)
+					continue
+				}
+				return nil, pgerr.New(pgerr.InvalidSchemaName, "schema %q does not exist", name)
+			}
+			if err := s.db.catalog.DropSchema(name, st.Behavior == pg.DropBehavior_DROP_CASCADE); err != nil {
+				return nil, err
+			}
+		}
+		return tagRows("DROP SCHEMA"), nil
+	}
+	return nil, pgerr.NotSupported("DROP " + strings.TrimPrefix(st.RemoveType.String(), "OBJECT_"))
+}
+
+func (s *Session) truncate(st *pg.TruncateStmt) (*Rows, error) {
+	pl := s.planner()
+	var tables []*storage.Table
+	for _, r := range st.Relations {
+		t, err := pl.ResolveTable(r.GetRangeVar())
+		if err != nil {
+			return nil, err
+		}
+		tables = append(tables, t)
+	}
+	for _, t := range tables {
+		truncateAll(t)
+	}
+	return tagRows("TRUNCATE TABLE"), nil
+}
+
+func truncateAll(t *storage.Table) {
+	t.Replace(nil)
+	for _, p := range t.Partitions() {
+		truncateAll(p)
+	}
+}
+
+var _ = nodes.Field{}

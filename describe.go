@@ -1,0 +1,108 @@
+package pgfed
+
+// Catalog introspection for the REPL's \d commands.
+
+import (
+	"fmt"
+	"strings"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+	"github.com/pgfed/pgfed/pgerr"
+	"github.com/pgfed/pgfed/storage"
+	"github.com/pgfed/pgfed/types"
+)
+
+func kindName(t *storage.Table) string {
+	if t.Kind == storage.KindPartitioned {
+		return "partitioned table"
+	}
+	return "table"
+}
+
+// ListRelations lists the relations of the search path's schemas, as \d does.
+func (s *Session) ListRelations() ([]RelationInfo, error) {
+	var out []RelationInfo
+	for _, t := range s.db.catalog.Tables(s.settings.searchPath()) {
+		out = append(out, RelationInfo{Schema: t.Schema, Name: t.Name, Kind: kindName(t)})
+	}
+	return out, nil
+}
+
+// DescribeRelation describes one relation, as \d NAME does.
+func (s *Session) DescribeRelation(name string) (*RelationDesc, error) {
+	tree, err := pg.Parse("SELECT * FROM " + name)
+	if err != nil {
+		return nil, pgerr.New(pgerr.UndefinedTable, "Did not find any relation named %q.", name)
+	}
+	rv := tree.Stmts[0].Stmt.GetSelectStmt().FromClause[0].GetRangeVar()
+	if rv == nil {
+		return nil, pgerr.New(pgerr.UndefinedTable, "Did not find any relation named %q.", name)
+	}
+	t, err := s.planner().ResolveTable(rv)
+	if err != nil {
+		return nil, pgerr.New(pgerr.UndefinedTable, "Did not find any relation named %q.", name)
+	}
+	d := &RelationDesc{Schema: t.Schema, Name: t.Name, Kind: kindName(t)}
+	for _, c := range t.Columns {
+		d.Columns = append(d.Columns, ColumnDesc{Name: c.Name, Type: c.Type.String(), NotNull: c.NotNull, Default: c.Default})
+	}
+	if t.PartKey != nil {
+		names := make([]string, len(t.PartKey.Columns))
+		for i, c := range t.PartKey.Columns {
+			names[i] = t.Columns[c].Name
+		}
+		d.PartitionKey = fmt.Sprintf("%s (%s)", t.PartKey.Strategy, strings.Join(names, ", "))
+		for _, p := range t.Partitions() {
+			d.Partitions = append(d.Partitions, p.Name+" "+BoundString(t, p.Bound))
+		}
+	}
+	if t.Parent != nil {
+		d.PartitionOf = t.Parent.Name
+		d.PartitionBound = BoundString(t.Parent, t.Bound)
+	}
+	return d, nil
+}
+
+// BoundString prints a partition bound as PostgreSQL's
+// pg_get_expr(relpartbound) does: FOR VALUES FROM (1) TO (10).
+func BoundString(parent *storage.Table, b *storage.PartitionBound) string {
+	if b.Default {
+		return "DEFAULT"
+	}
+	kts := parent.KeyTypes()
+	lit := func(t types.T, v any) string {
+		if v == nil {
+			return "NULL"
+		}
+		s := types.Format(t, v)
+		if t.IsNumeric() {
+			return s
+		}
+		return "'" + strings.ReplaceAll(s, "'", "''") + "'"
+	}
+	switch parent.PartKey.Strategy {
+	case storage.Range:
+		rng := func(ds []storage.RangeDatum) string {
+			parts := make([]string, len(ds))
+			for i, d := range ds {
+				switch d.Kind {
+				case storage.MinValue:
+					parts[i] = "MINVALUE"
+				case storage.MaxValue:
+					parts[i] = "MAXVALUE"
+				default:
+					parts[i] = lit(kts[i], d.Value)
+				}
+			}
+			return strings.Join(parts, ", ")
+		}
+		return fmt.Sprintf("FOR VALUES FROM (%s) TO (%s)", rng(b.From), rng(b.To))
+	case storage.List:
+		parts := make([]string, len(b.In))
+		for i, v := range b.In {
+			parts[i] = lit(kts[0], v)
+		}
+		return fmt.Sprintf("FOR VALUES IN (%s)", strings.Join(parts, ", "))
+	}
+	return fmt.Sprintf("FOR VALUES WITH (modulus %d, remainder %d)", b.Modulus, b.Remainder)
+}

@@ -1,0 +1,204 @@
+package pgfed
+
+// Session settings (SET / SHOW / RESET) with PostgreSQL's names, value
+// syntax, display format and errors.
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/pgfed/pgfed/pgerr"
+)
+
+type settingKind uint8
+
+const (
+	boolSetting settingKind = iota
+	msSetting               // a duration in milliseconds (statement_timeout)
+	stringSetting
+	intSetting
+)
+
+type settingDef struct {
+	kind settingKind
+	def  string
+	// fixed: only the default value is accepted (pgfed's session is UTC).
+	fixed bool
+}
+
+var settingDefs = map[string]settingDef{
+	"enable_seqscan":                 {kind: boolSetting, def: "on"},
+	"enable_indexscan":               {kind: boolSetting, def: "on"},
+	"enable_bitmapscan":              {kind: boolSetting, def: "on"},
+	"enable_sort":                    {kind: boolSetting, def: "on"},
+	"enable_hashagg":                 {kind: boolSetting, def: "on"},
+	"enable_hashjoin":                {kind: boolSetting, def: "on"},
+	"enable_mergejoin":               {kind: boolSetting, def: "on"},
+	"enable_nestloop":                {kind: boolSetting, def: "on"},
+	"enable_material":                {kind: boolSetting, def: "on"},
+	"enable_incremental_sort":        {kind: boolSetting, def: "on"},
+	"enable_partition_pruning":       {kind: boolSetting, def: "on"},
+	"enable_partitionwise_aggregate": {kind: boolSetting, def: "off"},
+	"enable_partitionwise_join":      {kind: boolSetting, def: "off"},
+	"enable_parallel_append":         {kind: boolSetting, def: "on"},
+	"enable_async_append":            {kind: boolSetting, def: "on"},
+	"statement_timeout":              {kind: msSetting, def: "0"},
+	"search_path":                    {kind: stringSetting, def: `"$user", public`},
+	"timezone":                       {kind: stringSetting, def: "UTC", fixed: true},
+	"datestyle":                      {kind: stringSetting, def: "ISO, MDY", fixed: true},
+	"intervalstyle":                  {kind: stringSetting, def: "postgres", fixed: true},
+	"extra_float_digits":             {kind: intSetting, def: "1", fixed: true},
+	"client_encoding":                {kind: stringSetting, def: "UTF8", fixed: true},
+	"server_encoding":                {kind: stringSetting, def: "UTF8", fixed: true},
+	"application_name":               {kind: stringSetting, def: ""},
+	"work_mem":                       {kind: stringSetting, def: "4MB"},
+	"standard_conforming_strings":    {kind: boolSetting, def: "on", fixed: true},
+}
+
+// displayNames are the spellings SHOW uses for mixed-case settings.
+var displayNames = map[string]string{"timezone": "TimeZone", "datestyle": "DateStyle", "intervalstyle": "IntervalStyle"}
+
+// settings is one session's values.
+type settings struct {
+	vals map[string]string
+}
+
+func newSettings() *settings { return &settings{vals: map[string]string{}} }
+
+func (s *settings) get(name string) string {
+	if v, ok := s.vals[name]; ok {
+		return v
+	}
+	return settingDefs[name].def
+}
+
+// lookup returns a setting's definition; custom "prefix.name" settings
+// are free-form strings, as in PostgreSQL.
+func lookup(name string) (settingDef, error) {
+	if d, ok := settingDefs[name]; ok {
+		return d, nil
+	}
+	if strings.Contains(name, ".") {
+		return settingDef{kind: stringSetting}, nil
+	}
+	return settingDef{}, pgerr.New(pgerr.UndefinedObject, "unrecognized configuration parameter %q", name)
+}
+
+// set validates and stores a value given as SET's argument text.
+func (s *settings) set(name, value string) error {
+	d, err := lookup(name)
+	if err != nil {
+		return err
+	}
+	norm, err := normalize(name, d, value)
+	if err != nil {
+		return err
+	}
+	if d.fixed && !strings.EqualFold(norm, d.def) && !(name == "timezone" && strings.EqualFold(norm, "utc")) {
+		return pgerr.New(pgerr.FeatureNotSupported, "pgfed supports only %s = %q", name, d.def)
+	}
+	s.vals[name] = norm
+	return nil
+}
+
+func (s *settings) reset(name string) error {
+	if _, err := lookup(name); err != nil {
+		return err
+	}
+	delete(s.vals, name)
+	return nil
+}
+
+func normalize(name string, d settingDef, v string) (string, error) {
+	switch d.kind {
+	case boolSetting:
+		switch strings.ToLower(strings.TrimSpace(v)) {
+		case "on", "true", "yes", "1", "t", "y":
+			return "on", nil
+		case "off", "false", "no", "0", "f", "n":
+			return "off", nil
+		}
+		return "", pgerr.New(pgerr.InvalidParameterValue, "parameter %q requires a Boolean value", name)
+	case msSetting:
+		ms, err := parseMillis(v)
+		if err != nil {
+			return "", pgerr.New(pgerr.InvalidParameterValue, "invalid value for parameter %q: %q", name, v)
+		}
+		return strconv.FormatInt(ms, 10), nil
+	case intSetting:
+		if _, err := strconv.Atoi(strings.TrimSpace(v)); err != nil {
+			return "", pgerr.New(pgerr.InvalidParameterValue, "invalid value for parameter %q: %q", name, v).
+				WithHint("Valid values are integers.")
+		}
+	}
+	return v, nil
+}
+
+// parseMillis reads a duration such as 500, '5s', '1min', '1500ms', '2h'.
+func parseMillis(v string) (int64, error) {
+	v = strings.TrimSpace(v)
+	i := 0
+	for i < len(v) && (v[i] >= '0' && v[i] <= '9' || v[i] == '.' || v[i] == '-') {
+		i++
+	}
+	num, err := strconv.ParseFloat(v[:i], 64)
+	if err != nil {
+		return 0, err
+	}
+	unit := strings.TrimSpace(v[i:])
+	mult := map[string]float64{"": 1, "ms": 1, "s": 1000, "min": 60000, "h": 3600000, "d": 86400000, "us": 0.001}[unit]
+	if mult == 0 {
+		return 0, fmt.Errorf("bad unit %q", unit)
+	}
+	return int64(num*mult + 0.5), nil
+}
+
+// show formats a value as SHOW prints it.
+func (s *settings) show(name string) (string, error) {
+	d, err := lookup(name)
+	if err != nil {
+		return "", err
+	}
+	v, ok := s.vals[name]
+	if !ok {
+		if _, known := settingDefs[name]; !known {
+			return "", pgerr.New(pgerr.UndefinedObject, "unrecognized configuration parameter %q", name)
+		}
+		v = d.def
+	}
+	if d.kind == msSetting {
+		ms, _ := strconv.ParseInt(v, 10, 64)
+		return formatMillis(ms), nil
+	}
+	return v, nil
+}
+
+// formatMillis shows a duration in the largest unit that divides it.
+func formatMillis(ms int64) string {
+	if ms == 0 {
+		return "0"
+	}
+	for _, u := range []struct {
+		n    int64
+		name string
+	}{{86400000, "d"}, {3600000, "h"}, {60000, "min"}, {1000, "s"}} {
+		if ms%u.n == 0 {
+			return strconv.FormatInt(ms/u.n, 10) + u.name
+		}
+	}
+	return strconv.FormatInt(ms, 10) + "ms"
+}
+
+// searchPath returns the schemas to resolve unqualified names in.
+func (s *settings) searchPath() []string {
+	var out []string
+	for _, p := range strings.Split(s.get("search_path"), ",") {
+		p = strings.TrimSpace(p)
+		if p == `"$user"` || p == "$user" || p == "" {
+			continue
+		}
+		out = append(out, strings.Trim(p, `"`))
+	}
+	return out
+}
