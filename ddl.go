@@ -223,7 +223,7 @@ func findColumnRef(n *pg.Node) bool {
 
 // deparseExpr prints an expression back to SQL with pg_query's deparser.
 func deparseExpr(n *pg.Node) (string, error) {
-	tree := &pg.ParseResult{Stmts: []*pg.RawStmt{{Stmt: &pg.Node{Node: &pg.Node_SelectStmt{SelectStmt: &pg.SelectStmt{
+	tree := &pg.ParseResult{Version: 170007, Stmts: []*pg.RawStmt{{Stmt: &pg.Node{Node: &pg.Node_SelectStmt{SelectStmt: &pg.SelectStmt{
 		TargetList: []*pg.Node{{Node: &pg.Node_ResTarget{ResTarget: &pg.ResTarget{Val: n}}}},
 	}}}}}}
 	s, err := pg.Deparse(tree)
@@ -489,6 +489,9 @@ func (s *Session) drop(st *pg.DropStmt) (*Rows, error) {
 				if st.MissingOk && (pgerr.Code(err) == pgerr.UndefinedTable || pgerr.Code(err) == pgerr.InvalidSchemaName) {
 					s.noticef("table %q does not exist, skipping", rv.Relname)
 					continue
+				}
+				if pgerr.Code(err) == pgerr.UndefinedTable {
+					return nil, pgerr.New(pgerr.UndefinedTable, "table %q does not exist", rv.Relname)
 				}
 				if pe, ok := pgerr.As(err); ok {
 					c := *pe

@@ -7,6 +7,7 @@ package planner
 // type their context asks for.
 
 import (
+	"math"
 	"strconv"
 	"strings"
 
@@ -194,11 +195,29 @@ func coerce(e nodes.Expr, t types.T, ctx types.CastContext) (nodes.Expr, error) 
 		if c.Value == nil {
 			return &nodes.Const{T: t}, nil
 		}
+		if ctx == types.CastExplicit && (t.Len >= 0 || t.Precision > 0) {
+			// 'abcdef'::varchar(3) is an explicit cast: read the literal as
+			// the unconstrained type, then apply the modifier as CAST does
+			// (truncating strings).
+			v, err := types.Parse(t.Base(), c.Value.(string))
+			if err != nil {
+				return nil, err
+			}
+			if v, err = types.Cast(v, t.Base(), t, true); err != nil {
+				return nil, err
+			}
+			return &nodes.Const{T: t, Value: v}, nil
+		}
 		v, err := types.Parse(t, c.Value.(string))
 		if err != nil {
 			return nil, err
 		}
 		return &nodes.Const{T: t, Value: v}, nil
+	}
+	if from.ID == types.Unknown {
+		// An unknown-typed column (a literal in a UNION branch) is read by
+		// the target type's input function.
+		return &nodes.Cast{Arg: e, T: t, Explicit: ctx == types.CastExplicit}, nil
 	}
 	if from.ID == t.ID && from.Base() == t.Base() && ctx != types.CastExplicit && t.Len < 0 && t.Precision == 0 {
 		return e, nil // varchar(5) where varchar is wanted
@@ -241,6 +260,9 @@ func literal(c *pg.A_Const) (*nodes.Const, error) {
 		s := v.Fval.Fval
 		if !strings.ContainsAny(s, ".eE") {
 			if i, err := strconv.ParseInt(s, 10, 64); err == nil {
+				if i >= math.MinInt32 && i <= math.MaxInt32 {
+					return &nodes.Const{T: types.Int4T, Value: i}, nil
+				}
 				return &nodes.Const{T: types.Int8T, Value: i}, nil
 			}
 		}

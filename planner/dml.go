@@ -96,7 +96,7 @@ func (pc *planCtx) planInsert(s *pg.InsertStmt) (*Query, error) {
 	}
 	out := tableFields(t)
 	proj := &nodes.SubqueryScan{Child: src}
-	if r, ok := src.(*nodes.Result); ok {
+	if r, ok := src.(*nodes.Result); ok && sel == nil {
 		r.Targets, r.Out = targets, out
 		proj = nil
 	} else {

@@ -359,8 +359,11 @@ func (pc *planCtx) planQueryBody(s *pg.SelectStmt, src *source) (*relPlan, error
 		}
 	}
 	distinct := len(s.DistinctClause) > 0
-	if distinct && s.DistinctClause[0] != nil {
-		return nil, pgerr.NotSupported("DISTINCT ON")
+	var distinctOn []*pg.Node
+	for _, d := range s.DistinctClause {
+		if d != nil && d.Node != nil {
+			distinctOn = append(distinctOn, d)
+		}
 	}
 	sortKeys, err := pc.sortTargets(s.SortClause, &targets, src.scope, &aggs, distinct)
 	if err != nil {

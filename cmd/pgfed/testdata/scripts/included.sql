@@ -1,0 +1,3 @@
+-- included by main.sql through \ir
+select 'in included';
+select boom;
