@@ -37,10 +37,10 @@ type RelationInfo struct {
 
 // ColumnDesc is one column of \d NAME.
 type ColumnDesc struct {
-	Name     string
-	Type     string // format_type spelling, e.g. "character varying(10)"
-	NotNull  bool
-	Default  string // deparsed default expression, "" if none
+	Name    string
+	Type    string // format_type spelling, e.g. "character varying(10)"
+	NotNull bool
+	Default string // deparsed default expression, "" if none
 }
 
 // RelationDesc is what \d NAME shows.

@@ -136,10 +136,13 @@ func (s *Session) createTable(st *pg.CreateStmt) (*Rows, error) {
 	}
 	if parent != nil {
 		t.Parent = parent
-		if t.Bound, err = partitionBound(st.Partbound, parent, pl); err != nil {
+		if t.Bound, err = partitionBound(st.Partbound, parent, pl, name); err != nil {
 			return nil, err
 		}
 		if err := checkOverlap(parent, t); err != nil {
+			return nil, err
+		}
+		if err := checkDefaultRows(parent, t); err != nil {
 			return nil, err
 		}
 	}
@@ -178,7 +181,10 @@ func (s *Session) applyColumnConstraints(col *storage.Column, cd *pg.ColumnDef, 
 			if cr := findColumnRef(c.RawExpr); cr {
 				return pgerr.New(pgerr.FeatureNotSupported, "cannot use column reference in DEFAULT expression")
 			}
-			if _, err := pl.Expr(c.RawExpr, col.Type, "DEFAULT expressions"); err != nil {
+			// Type-check the default now; errors in its value (a literal
+			// too long for the column, say) surface when it is used, as in
+			// PostgreSQL.
+			if _, err := pl.Expr(c.RawExpr, col.Type, "DEFAULT expressions"); err != nil && pgerr.Code(err) != pgerr.StringDataRightTruncation && pgerr.Code(err) != pgerr.NumericValueOutOfRange {
 				return err
 			}
 			text, err := deparseExpr(c.RawExpr)
@@ -261,7 +267,7 @@ func partitionKey(ps *pg.PartitionSpec, t *storage.Table) (*storage.PartitionKey
 }
 
 // partitionBound evaluates FOR VALUES ... against the parent's key types.
-func partitionBound(pb *pg.PartitionBoundSpec, parent *storage.Table, pl *planner.Planner) (*storage.PartitionBound, error) {
+func partitionBound(pb *pg.PartitionBoundSpec, parent *storage.Table, pl *planner.Planner, name string) (*storage.PartitionBound, error) {
 	b := &storage.PartitionBound{}
 	if pb.IsDefault {
 		if parent.PartKey.Strategy == storage.Hash {
@@ -269,7 +275,7 @@ func partitionBound(pb *pg.PartitionBoundSpec, parent *storage.Table, pl *planne
 		}
 		for _, p := range parent.Partitions() {
 			if p.Bound.Default {
-				return nil, pgerr.New(pgerr.InvalidObjectDefinition, "partition %q conflicts with existing default partition %q", "", p.Name)
+				return nil, pgerr.New(pgerr.InvalidObjectDefinition, "partition %q conflicts with existing default partition %q", name, p.Name)
 			}
 		}
 		b.Default = true
@@ -350,7 +356,7 @@ func partitionBound(pb *pg.PartitionBoundSpec, parent *storage.Table, pl *planne
 			return nil, pgerr.New(pgerr.InvalidTableDefinition, "TO must specify exactly one value per partitioning column")
 		}
 		if cmpBounds(kts, b.From, b.To) >= 0 {
-			return nil, pgerr.New(pgerr.InvalidTableDefinition, "empty range bound specified for partition")
+			return nil, pgerr.New(pgerr.InvalidObjectDefinition, "empty range bound specified for partition %q", name)
 		}
 	case storage.Hash:
 		if pb.Modulus <= 0 {
@@ -411,6 +417,35 @@ func checkOverlap(parent, t *storage.Table) error {
 		}
 		if overlap {
 			return pgerr.New(pgerr.InvalidObjectDefinition, "partition %q would overlap partition %q", t.Name, p.Name)
+		}
+	}
+	return nil
+}
+
+// checkDefaultRows refuses a new partition when rows already in the
+// default partition belong to it (PostgreSQL would have to move them).
+func checkDefaultRows(parent, t *storage.Table) error {
+	if t.Bound.Default {
+		return nil
+	}
+	kts := parent.KeyTypes()
+	for _, p := range parent.Partitions() {
+		if !p.Bound.Default {
+			continue
+		}
+		for _, b := range p.Snapshot() {
+			bad := false
+			for r := 0; r < int(b.NumRows()) && !bad; r++ {
+				key := make([]any, len(parent.PartKey.Columns))
+				for i, c := range parent.PartKey.Columns {
+					key[i] = executor.DatumAt(b.Column(c), parent.Columns[c].Type, r)
+				}
+				bad = t.Bound.Accepts(parent.PartKey.Strategy, kts, key, func(k []any) uint64 { return storage.HashPartitionKey(kts, k) })
+			}
+			b.Release()
+			if bad {
+				return pgerr.New(pgerr.CheckViolation, "updated partition constraint for default partition %q would be violated by some row", p.Name)
+			}
 		}
 	}
 	return nil

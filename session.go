@@ -369,7 +369,7 @@ func (s *Session) setStmt(st *pg.VariableSetStmt) (*Rows, error) {
 			switch v := c.Val.(type) {
 			case *pg.A_Const_Sval:
 				p := v.Sval.Sval
-				if name == "search_path" && (strings.ToLower(p) != p || strings.ContainsAny(p, " ,")) && p != "$user" {
+				if name == "search_path" && (strings.ToLower(p) != p || strings.ContainsAny(p, " ,$")) {
 					p = `"` + p + `"`
 				}
 				parts = append(parts, p)

@@ -5,6 +5,7 @@ package pgfed
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -123,7 +124,11 @@ func normalize(name string, d settingDef, v string) (string, error) {
 	case msSetting:
 		ms, err := parseMillis(v)
 		if err != nil {
-			return "", pgerr.New(pgerr.InvalidParameterValue, "invalid value for parameter %q: %q", name, v)
+			return "", pgerr.New(pgerr.InvalidParameterValue, "invalid value for parameter %q: %q", name, v).
+				WithHint(`Valid units for this parameter are "us", "ms", "s", "min", "h", and "d".`)
+		}
+		if ms < 0 || ms > 2147483647 {
+			return "", pgerr.New(pgerr.InvalidParameterValue, "%d ms is outside the valid range for parameter %q (0 .. 2147483647)", ms, name)
 		}
 		return strconv.FormatInt(ms, 10), nil
 	case intSetting:
@@ -151,7 +156,7 @@ func parseMillis(v string) (int64, error) {
 	if mult == 0 {
 		return 0, fmt.Errorf("bad unit %q", unit)
 	}
-	return int64(num*mult + 0.5), nil
+	return int64(math.Round(num * mult)), nil
 }
 
 // show formats a value as SHOW prints it.

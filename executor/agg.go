@@ -72,7 +72,11 @@ func newAgg(p *nodes.Agg, ec *ExecContext) (Operator, error) {
 		fields = append(fields, nodes.Field{Name: "key" + itoa(i), T: k.Type()})
 	}
 	for i, call := range p.Aggs {
-		args, err := compileExprs(call.Args, ec)
+		exprs := call.Args
+		for _, k := range call.OrderBy {
+			exprs = append(exprs[:len(exprs):len(exprs)], k.Expr)
+		}
+		args, err := compileExprs(exprs, ec)
 		if err != nil {
 			child.Close()
 			return nil, err

@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/big"
 	"math/bits"
+	"sort"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -48,7 +49,101 @@ func newAggState(call *nodes.AggCall) aggState {
 	if call.Distinct {
 		st = &distinctState{inner: st, t: argT}
 	}
+	if len(call.OrderBy) > 0 {
+		ts := make([]types.T, 0, len(call.Args)+len(call.OrderBy))
+		for _, a := range call.Args {
+			ts = append(ts, a.Type())
+		}
+		for _, k := range call.OrderBy {
+			ts = append(ts, k.Expr.Type())
+		}
+		st = &orderedState{inner: st, nargs: len(call.Args), keys: call.OrderBy, types: ts}
+	}
 	return st
+}
+
+// orderedState buffers each group's rows (arguments and ORDER BY keys),
+// sorts them at the end and only then feeds the inner aggregate.
+type orderedState struct {
+	inner aggState
+	nargs int
+	keys  []nodes.SortKey
+	types []types.T
+	rows  []orderedRow
+}
+
+type orderedRow struct {
+	group int32
+	vals  []any
+}
+
+func (s *orderedState) update(groups []int32, nrows, ngroups int, args []arrow.Array) error {
+	for i := 0; i < nrows; i++ {
+		vals := make([]any, len(args))
+		for c, a := range args {
+			vals[c] = DatumAt(a, s.types[c], i)
+		}
+		s.rows = append(s.rows, orderedRow{group: groupOf(groups, i), vals: vals})
+	}
+	return nil
+}
+
+func (s *orderedState) result(ngroups int) (arrow.Array, error) {
+	sort.SliceStable(s.rows, func(i, j int) bool {
+		a, b := s.rows[i], s.rows[j]
+		if a.group != b.group {
+			return a.group < b.group
+		}
+		for k, key := range s.keys {
+			c := compareDatums(s.types[s.nargs+k], a.vals[s.nargs+k], b.vals[s.nargs+k], key.NullsFirst)
+			if key.Desc {
+				c = -c
+				if (a.vals[s.nargs+k] == nil) != (b.vals[s.nargs+k] == nil) {
+					c = -c // NULL placement does not flip with DESC
+				}
+			}
+			if c != 0 {
+				return c < 0
+			}
+		}
+		return false
+	})
+	groups := make([]int32, len(s.rows))
+	cols := make([][]any, s.nargs)
+	for i, r := range s.rows {
+		groups[i] = r.group
+		for c := 0; c < s.nargs; c++ {
+			cols[c] = append(cols[c], r.vals[c])
+		}
+	}
+	arrs := make([]arrow.Array, s.nargs)
+	for c := range arrs {
+		arrs[c] = arrayOfDatums(s.types[c], cols[c])
+	}
+	defer releaseAll(arrs)
+	if err := s.inner.update(groups, len(s.rows), ngroups, arrs); err != nil {
+		return nil, err
+	}
+	return s.inner.result(ngroups)
+}
+
+// compareDatums orders datums with NULLs first or last.
+func compareDatums(t types.T, a, b any, nullsFirst bool) int {
+	switch {
+	case a == nil && b == nil:
+		return 0
+	case a == nil:
+		if nullsFirst {
+			return -1
+		}
+		return 1
+	case b == nil:
+		if nullsFirst {
+			return 1
+		}
+		return -1
+	}
+	return types.Compare(t, a, b)
 }
 
 func grow[T any](s []T, n int) []T {

@@ -18,6 +18,11 @@ func compileCast(x *nodes.Cast, ec *ExecContext) (evaluator, error) {
 	if from == to {
 		return compileExpr(x.Arg, ec)
 	}
+	if from.ID == types.Unknown {
+		return compileRowwise([]nodes.Expr{x.Arg}, to, true, ec, func(a []any) (any, error) {
+			return types.Parse(to, a[0].(string))
+		})
+	}
 	if from.IsInteger() && (to.IsFloat() || (to.IsInteger() && width(to) >= width(from))) {
 		arg, err := compileExpr(x.Arg, ec)
 		if err != nil {

@@ -114,9 +114,11 @@ func compileFunc(x *nodes.FuncExpr, ec *ExecContext) (evaluator, error) {
 			}
 		}
 	case "lower":
-		fn = func(a []any) (any, error) { return strings.ToLower(a[0].(string)), nil }
+		fn = func(a []any) (any, error) { return asciiLower(a[0].(string)), nil }
 	case "upper":
-		fn = func(a []any) (any, error) { return strings.ToUpper(a[0].(string)), nil }
+		fn = func(a []any) (any, error) { return asciiUpper(a[0].(string)), nil }
+	case "like_escape":
+		fn = func(a []any) (any, error) { return likeEscape(a[0].(string), a[1].(string)) }
 	case "length", "char_length", "character_length":
 		fn = func(a []any) (any, error) {
 			s := a[0].(string)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/pgfed/pgfed/instrument"
 	"github.com/pgfed/pgfed/nodes"
 	"github.com/pgfed/pgfed/pgerr"
 	"github.com/pgfed/pgfed/storage"
@@ -31,6 +32,12 @@ type modifyTable struct {
 
 	results []arrow.RecordBatch // RETURNING output
 	done    bool
+
+	// scanStats are the EXPLAIN ANALYZE counters of the scans shown under
+	// Update/Delete, per leaf, which this node drives itself; appendStats
+	// is the Append above them, if any.
+	scanStats   map[*storage.Table]*instrument.NodeStats
+	appendStats *instrument.NodeStats
 }
 
 func newModifyTable(p *nodes.ModifyTable, ec *ExecContext) (Operator, error) {
@@ -54,6 +61,20 @@ func newModifyTable(p *nodes.ModifyTable, ec *ExecContext) (Operator, error) {
 			return nil, err
 		}
 		m.retSchema = schemaOf(p.Out)
+	}
+	if ec.Stats != nil && p.Op != nodes.Insert && p.Child != nil {
+		m.scanStats = map[*storage.Table]*instrument.NodeStats{}
+		scans := p.Child.Children()
+		if s, ok := p.Child.(*nodes.SeqScan); ok {
+			scans = []nodes.Plan{s}
+		} else {
+			m.appendStats = ec.Stats.Node(p.Child.Base().ID)
+		}
+		for _, s := range scans {
+			if ss, ok := s.(*nodes.SeqScan); ok {
+				m.scanStats[ss.Table] = ec.Stats.Node(ss.ID)
+			}
+		}
 	}
 	return m, nil
 }
@@ -169,6 +190,9 @@ func (m *modifyTable) store(pend *pending, b arrow.RecordBatch) error {
 		if err := checkNotNull(target, b); err != nil {
 			return err
 		}
+		if err := checkPartitionConstraint(target, b); err != nil {
+			return err
+		}
 		pend.appends[target] = append(pend.appends[target], rebatch(target, b))
 		return nil
 	}
@@ -229,6 +253,27 @@ func rebatch(t *storage.Table, b arrow.RecordBatch) arrow.RecordBatch {
 	return array.NewRecordBatch(t.ArrowSchema(), cols, b.NumRows())
 }
 
+// checkPartitionConstraint verifies that rows written directly into a
+// partition satisfy its bound (and its ancestors' bounds).
+func checkPartitionConstraint(t *storage.Table, b arrow.RecordBatch) error {
+	if t.Parent == nil {
+		return nil
+	}
+	row := make([]any, b.NumCols())
+	for r := 0; r < int(b.NumRows()); r++ {
+		for c := range row {
+			row[c] = DatumAt(b.Column(c), t.Columns[c].Type, r)
+		}
+		for p := t; p.Parent != nil; p = p.Parent {
+			if !storage.InPartition(p, row) {
+				return pgerr.New(pgerr.CheckViolation, "new row for relation %q violates partition constraint", t.Name).
+					WithDetail("Failing row contains (%s).", formatRow(t, b, r))
+			}
+		}
+	}
+	return nil
+}
+
 func checkNotNull(t *storage.Table, b arrow.RecordBatch) error {
 	for c, col := range t.Columns {
 		if !col.NotNull || b.Column(c).NullN() == 0 {
@@ -280,7 +325,13 @@ func (m *modifyTable) updateOrDelete(ctx context.Context) error {
 	for _, leaf := range m.plan.Leaves {
 		pend.replaces[leaf] = nil
 	}
+	if m.appendStats != nil {
+		m.appendStats.Loops++
+	}
 	for _, leaf := range m.plan.Leaves {
+		if st := m.scanStats[leaf]; st != nil {
+			st.Loops++
+		}
 		for _, b := range leaf.Snapshot() {
 			err := m.modifyBatch(ctx, pend, leaf, b)
 			b.Release()
@@ -323,6 +374,15 @@ func (m *modifyTable) modifyBatch(ctx context.Context, pend *pending, leaf *stor
 		kept := takeBatch(b, keep)
 		pend.replaces[leaf] = append(pend.replaces[leaf], rebatch(leaf, kept))
 		kept.Release()
+	}
+	if st := m.scanStats[leaf]; st != nil {
+		st.Rows += int64(len(hit))
+		if m.where != nil {
+			st.RowsRemovedByFilter += int64(len(keep))
+		}
+		if m.appendStats != nil {
+			m.appendStats.Rows += int64(len(hit))
+		}
 	}
 	if len(hit) == 0 {
 		return nil

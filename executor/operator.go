@@ -81,6 +81,8 @@ func Build(p nodes.Plan, ec *ExecContext) (Operator, error) {
 		op, err = newSort(n, ec)
 	case *nodes.Limit:
 		op, err = newLimit(n, ec)
+	case *nodes.Unique:
+		op, err = newUnique(n, ec)
 	case *nodes.ModifyTable:
 		op, err = newModifyTable(n, ec)
 	default:

@@ -7,6 +7,7 @@ package executor
 import (
 	"math"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -42,8 +43,20 @@ func compileOp(x *nodes.OpExpr, ec *ExecContext) (evaluator, error) {
 		if x.Op == "+" {
 			return compileExpr(x.Right, ec)
 		}
-		zero := &nodes.Const{T: x.T, Value: zeroOf(x.T)}
-		return compileOp(&nodes.OpExpr{Op: "-", Left: zero, Right: x.Right, T: x.T}, ec)
+		t := x.T
+		return compileRowwise([]nodes.Expr{x.Right}, t, true, ec, func(a []any) (any, error) {
+			switch v := a[0].(type) {
+			case int64:
+				if (t.ID == types.Int8 && v == math.MinInt64) || (t.ID == types.Int4 && v == math.MinInt32) || (t.ID == types.Int2 && v == math.MinInt16) {
+					return nil, outOfRange(t)
+				}
+				return -v, nil
+			case float64:
+				return -v, nil
+			default:
+				return types.NumericNeg(v.(*apd.Decimal)), nil
+			}
+		})
 	}
 	lt, rt := x.Left.Type(), x.Right.Type()
 	var kernel func(l, r arrow.Array) (arrow.Array, error)
@@ -87,18 +100,6 @@ func compileOp(x *nodes.OpExpr, ec *ExecContext) (evaluator, error) {
 		return nil, err
 	}
 	return &binaryEval{l: l, r: r, kernel: kernel}, nil
-}
-
-func zeroOf(t types.T) any {
-	switch {
-	case t.IsInteger():
-		return int64(0)
-	case t.IsFloat():
-		return float64(0)
-	case t.ID == types.Numeric:
-		return types.NumericFromInt64(0)
-	}
-	return nil
 }
 
 func outOfRange(t types.T) error {
@@ -341,7 +342,7 @@ func compileLike(x *nodes.OpExpr, ec *ExecContext) (evaluator, error) {
 	return compileRowwise([]nodes.Expr{x.Left, x.Right}, types.BoolT, true, ec, func(a []any) (any, error) {
 		s, p := a[0].(string), a[1].(string)
 		if fold {
-			s, p = strings.ToLower(s), strings.ToLower(p)
+			s, p = asciiLower(s), asciiLower(p)
 		}
 		if cachedPat == nil || p != cached {
 			pat, err := compileLikePattern(p)
@@ -350,13 +351,79 @@ func compileLike(x *nodes.OpExpr, ec *ExecContext) (evaluator, error) {
 			}
 			cached, cachedPat = p, pat
 		}
-		return likeMatch(s, cachedPat) != neg, nil
+		m, err := likeMatch(s, cachedPat)
+		if err != nil {
+			return nil, err
+		}
+		return m != neg, nil
 	})
+}
+
+// asciiLower lowercases ASCII letters only, as PostgreSQL does under the
+// C locale.
+func asciiLower(s string) string {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= 'A' && c <= 'Z' {
+			b := []byte(s)
+			for j := i; j < len(b); j++ {
+				if b[j] >= 'A' && b[j] <= 'Z' {
+					b[j] += 'a' - 'A'
+				}
+			}
+			return string(b)
+		}
+	}
+	return s
+}
+
+func asciiUpper(s string) string {
+	b := []byte(s)
+	for j := range b {
+		if b[j] >= 'a' && b[j] <= 'z' {
+			b[j] -= 'a' - 'A'
+		}
+	}
+	return string(b)
+}
+
+// likeEscape rewrites a pattern with ESCAPE esc into the default
+// backslash-escaped form (like_escape in PostgreSQL).
+func likeEscape(p, esc string) (string, error) {
+	if esc == "\\" {
+		return p, nil
+	}
+	if utf8.RuneCountInString(esc) > 1 {
+		return "", pgerr.New(pgerr.InvalidEscapeSequence, "invalid escape string").
+			WithHint("Escape string must be empty or one character.")
+	}
+	var b strings.Builder
+	rs := []rune(p)
+	var e rune = -1
+	if esc != "" {
+		e = []rune(esc)[0]
+	}
+	for i := 0; i < len(rs); i++ {
+		switch {
+		case rs[i] == e:
+			if i+1 < len(rs) {
+				i++
+				b.WriteByte('\\')
+				b.WriteRune(rs[i])
+			} else {
+				b.WriteByte('\\')
+			}
+		case rs[i] == '\\':
+			b.WriteString(`\\`)
+		default:
+			b.WriteRune(rs[i])
+		}
+	}
+	return b.String(), nil
 }
 
 // likeToken is one element of a LIKE pattern: a literal rune, _ or %.
 type likeToken struct {
-	kind byte // 'l' literal, '_' any one, '%' any run
+	kind byte // 'l' literal, '_' any one, '%' any run, 'e' trailing escape
 	r    rune
 }
 
@@ -367,7 +434,9 @@ func compileLikePattern(p string) ([]likeToken, error) {
 		switch rs[i] {
 		case '\\':
 			if i+1 >= len(rs) {
-				return nil, pgerr.New(pgerr.InvalidEscapeSequence, "LIKE pattern must not end with escape character")
+				// An error only if matching gets this far with text left.
+				toks = append(toks, likeToken{kind: 'e'})
+				continue
 			}
 			i++
 			toks = append(toks, likeToken{kind: 'l', r: rs[i]})
@@ -384,8 +453,24 @@ func compileLikePattern(p string) ([]likeToken, error) {
 	return toks, nil
 }
 
+var likeEscapeError = pgerr.New(pgerr.InvalidEscapeSequence, "LIKE pattern must not end with escape character")
+
 // likeMatch matches s against a compiled pattern, backtracking only at %.
-func likeMatch(s string, pat []likeToken) bool {
+// A pattern ending in an escape character raises 22025 once matching
+// reaches it with text left, as PostgreSQL does.
+func likeMatch(s string, pat []likeToken) (ok bool, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			if r != likeEscapeError {
+				panic(r)
+			}
+			err = likeEscapeError
+		}
+	}()
+	return likeMatchRunes(s, pat), nil
+}
+
+func likeMatchRunes(s string, pat []likeToken) bool {
 	rs := []rune(s)
 	var match func(si, pi int) bool
 	match = func(si, pi int) bool {
@@ -406,6 +491,11 @@ func likeMatch(s string, pat []likeToken) bool {
 				if si >= len(rs) {
 					return false
 				}
+			case 'e':
+				if si < len(rs) {
+					panic(likeEscapeError)
+				}
+				return false
 			default:
 				if si >= len(rs) || rs[si] != t.r {
 					return false

@@ -12,7 +12,9 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/cockroachdb/apd/v3"
 	"github.com/pgfed/pgfed/nodes"
+	"github.com/pgfed/pgfed/pgerr"
 	"github.com/pgfed/pgfed/types"
 )
 
@@ -138,7 +140,9 @@ type functionScan struct {
 	ec               *ExecContext
 	schema           *arrow.Schema
 	next, stop, step int64
-	done             bool
+	// numeric series
+	dnext, dstop, dstep *apd.Decimal
+	done                bool
 }
 
 func newFunctionScan(p *nodes.FunctionScan, ec *ExecContext) (Operator, error) {
@@ -161,6 +165,21 @@ func (f *functionScan) Open(ctx context.Context) error {
 			return nil
 		}
 	}
+	if f.plan.T.ID == types.Numeric {
+		f.dnext, f.dstop, f.dstep = args[0].(*apd.Decimal), args[1].(*apd.Decimal), types.NumericFromInt64(1)
+		if len(args) > 2 {
+			f.dstep = args[2].(*apd.Decimal)
+			if f.dstep.IsZero() {
+				return errStepZero
+			}
+		}
+		for i, d := range []*apd.Decimal{f.dnext, f.dstop, f.dstep} {
+			if d.Form == apd.NaN {
+				return pgerr.New(pgerr.InvalidParameterValue, "%s value cannot be NaN", [...]string{"start", "stop", "step size"}[i])
+			}
+		}
+		return nil
+	}
 	f.next, f.stop, f.step = args[0].(int64), args[1].(int64), 1
 	if len(args) > 2 {
 		f.step = args[2].(int64)
@@ -181,7 +200,22 @@ func (f *functionScan) Next(ctx context.Context) (arrow.RecordBatch, error) {
 		return nil, io.EOF
 	}
 	vals := make([]any, 0, 1024)
-	for len(vals) < f.ec.BatchSize {
+	if f.dnext != nil {
+		for len(vals) < f.ec.BatchSize {
+			c := f.dnext.Cmp(f.dstop)
+			if (f.dstep.Negative && c < 0) || (!f.dstep.Negative && c > 0) {
+				f.done = true
+				break
+			}
+			vals = append(vals, f.dnext)
+			nxt, err := types.NumericAdd(f.dnext, f.dstep)
+			if err != nil {
+				return nil, err
+			}
+			f.dnext = nxt
+		}
+	}
+	for f.dnext == nil && len(vals) < f.ec.BatchSize {
 		if (f.step > 0 && f.next > f.stop) || (f.step < 0 && f.next < f.stop) {
 			f.done = true
 			break
@@ -199,5 +233,3 @@ func (f *functionScan) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	}
 	return makeBatch(f.schema, []arrow.Array{arrayOfDatums(f.plan.T, vals)}, len(vals)), nil
 }
-
-var _ = types.Int8T

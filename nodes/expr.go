@@ -51,6 +51,12 @@ func (c *Const) String() string {
 			return s
 		}
 		return "'" + s + "'::integer"
+	case types.Int8:
+		// A literal that fits integer compares with bigint directly in
+		// PostgreSQL (cross-type operators), so it prints bare there.
+		if v := c.Value.(int64); v >= 0 && v <= 2147483647 {
+			return s
+		}
 	case types.Numeric:
 		if !strings.HasPrefix(s, "-") && s != "NaN" {
 			return s
@@ -186,8 +192,8 @@ func (in *InList) String() string {
 	for i, e := range in.List {
 		if c, ok := e.(*Const); ok && c.Value != nil {
 			parts[i] = types.Format(c.T, c.Value)
-			if c.T.IsString() || c.T.IsDatetime() || strings.ContainsAny(parts[i], ` ,"{}`) {
-				parts[i] = `"` + strings.ReplaceAll(parts[i], `"`, `\"`) + `"`
+			if parts[i] == "" || strings.EqualFold(parts[i], "null") || strings.ContainsAny(parts[i], " ,\"{}\\") {
+				parts[i] = `"` + strings.ReplaceAll(strings.ReplaceAll(parts[i], "\\", "\\\\"), `"`, "\\\"") + `"`
 			}
 		} else {
 			allConst = false

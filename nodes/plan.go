@@ -1,6 +1,8 @@
 package nodes
 
 import (
+	"strings"
+
 	"github.com/pgfed/pgfed/storage"
 	"github.com/pgfed/pgfed/types"
 )
@@ -136,7 +138,10 @@ type AggCall struct {
 	Distinct bool
 	Star     bool
 	Filter   Expr // FILTER (WHERE ...), nil if none
-	T        types.T
+	// OrderBy sorts each group's input rows before they are aggregated
+	// (string_agg(x, ',' ORDER BY x)).
+	OrderBy []SortKey
+	T       types.T
 }
 
 func (a *AggCall) String() string {
@@ -147,7 +152,15 @@ func (a *AggCall) String() string {
 	if a.Distinct {
 		s += "DISTINCT "
 	}
-	return s + joinExprs(a.Args, ", ") + ")"
+	s += joinExprs(a.Args, ", ")
+	if len(a.OrderBy) > 0 {
+		keys := make([]string, len(a.OrderBy))
+		for i, k := range a.OrderBy {
+			keys[i] = k.String()
+		}
+		s += " ORDER BY " + strings.Join(keys, ", ")
+	}
+	return s + ")"
 }
 
 // Agg computes aggregates, grouped by GroupKeys. Its own rows are the
@@ -265,3 +278,16 @@ func Number(p Plan) int {
 	Walk(p, func(q Plan) { q.Base().ID = n; n++ })
 	return n
 }
+
+// Unique keeps the first row of each run of rows whose Keys (column
+// indexes of its input) are equal: DISTINCT ON over sorted input.
+type Unique struct {
+	PlanBase
+	Child Plan
+	Keys  []int
+}
+
+func (u *Unique) Children() []Plan { return []Plan{u.Child} }
+func (*Unique) NodeType() string   { return "Unique" }
+
+var _ Plan = (*Unique)(nil)

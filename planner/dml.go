@@ -103,7 +103,7 @@ func (pc *planCtx) planInsert(s *pg.InsertStmt) (*Query, error) {
 		proj.Targets, proj.Out = targets, out
 	}
 	child := src
-	if proj != nil {
+	if proj != nil && !isIdentity(targets, srcOut) {
 		child = proj
 	}
 	m := &nodes.ModifyTable{Op: nodes.Insert, Table: t, Child: child}

@@ -125,7 +125,7 @@ func estimate(p nodes.Plan) {
 		if len(n.Args) >= 2 {
 			lo, ok1 := n.Args[0].(*nodes.Const)
 			hi, ok2 := n.Args[1].(*nodes.Const)
-			if ok1 && ok2 && lo.Value != nil && hi.Value != nil {
+			if ok1 && ok2 && lo.Value != nil && hi.Value != nil && lo.T.IsInteger() {
 				rows = math.Max(0, float64(hi.Value.(int64)-lo.Value.(int64)+1))
 				total = rows * cpuOperatorCost
 			}

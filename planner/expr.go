@@ -334,8 +334,15 @@ func (c *exprCtx) aExpr(a *pg.A_Expr) (nodes.Expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		args, t, err := coerceAll([]nodes.Expr{l, r}, "NULLIF")
-		if err != nil {
+		t, ok := operandType(l.Type(), r.Type())
+		if !ok {
+			return nil, opMissing("=", l, r)
+		}
+		args := make([]nodes.Expr, 2)
+		if args[0], err = coerce(l, t, types.CastImplicit); err != nil {
+			return nil, err
+		}
+		if args[1], err = coerce(r, t, types.CastImplicit); err != nil {
 			return nil, err
 		}
 		if a.Kind == pg.A_Expr_Kind_AEXPR_NULLIF {
@@ -369,11 +376,19 @@ func makeOp(op string, l, r nodes.Expr) (nodes.Expr, error) {
 		if lt.ID == types.Date || rt.ID == types.Date {
 			return dateArith(op, l, r)
 		}
-		args, t, err := coerceAll([]nodes.Expr{l, r}, "operator")
-		if err != nil || numericRank(t) == 0 || (op == "%" && t.IsFloat()) {
+		t, ok := operandType(lt, rt)
+		if !ok || numericRank(t) == 0 || (op == "%" && t.IsFloat()) {
 			return nil, opMissing(op, l, r)
 		}
-		return &nodes.OpExpr{Op: op, Left: args[0], Right: args[1], T: t}, nil
+		lc, err := coerce(l, t, types.CastImplicit)
+		if err != nil {
+			return nil, err
+		}
+		rc, err := coerce(r, t, types.CastImplicit)
+		if err != nil {
+			return nil, err
+		}
+		return &nodes.OpExpr{Op: op, Left: lc, Right: rc, T: t}, nil
 	case "=", "<>", "!=", "<", "<=", ">", ">=":
 		if op == "!=" {
 			op = "<>"
@@ -395,14 +410,19 @@ func makeOp(op string, l, r nodes.Expr) (nodes.Expr, error) {
 			}
 			return &nodes.OpExpr{Op: op, Left: lc, Right: r, T: types.BoolT}, nil
 		}
-		args, _, err := coerceAll([]nodes.Expr{l, r}, "operator")
+		t, ok := operandType(lt, rt)
+		if !ok {
+			return nil, opMissing(op, l, r)
+		}
+		lc, err := coerce(l, t, types.CastImplicit)
 		if err != nil {
-			if _, ok := pgerr.As(err); ok && pgerr.Code(err) == pgerr.DatatypeMismatch {
-				return nil, opMissing(op, l, r)
-			}
 			return nil, err
 		}
-		return &nodes.OpExpr{Op: op, Left: args[0], Right: args[1], T: types.BoolT}, nil
+		rc, err := coerce(r, t, types.CastImplicit)
+		if err != nil {
+			return nil, err
+		}
+		return &nodes.OpExpr{Op: op, Left: lc, Right: rc, T: types.BoolT}, nil
 	case "||":
 		if !(lt.IsString() || lt.ID == types.Unknown || rt.IsString() || rt.ID == types.Unknown) {
 			return nil, opMissing(op, l, r)
@@ -420,9 +440,12 @@ func makeOp(op string, l, r nodes.Expr) (nodes.Expr, error) {
 		if !(lt.IsString() || lt.ID == types.Unknown) || !(rt.IsString() || rt.ID == types.Unknown) {
 			return nil, opMissing(op, l, r)
 		}
-		lc, err := toText(l)
-		if err != nil {
-			return nil, err
+		lc := l
+		if lt.ID != types.Bpchar { // char(n) LIKE sees the padding (bpcharlike)
+			var err error
+			if lc, err = toText(l); err != nil {
+				return nil, err
+			}
 		}
 		rc, err := toText(r)
 		if err != nil {
@@ -451,6 +474,28 @@ func toText(e nodes.Expr) (nodes.Expr, error) {
 		return &nodes.Const{T: types.TextT, Value: v}, nil
 	}
 	return &nodes.Cast{Arg: e, T: types.TextT}, nil
+}
+
+// operandType is the type both operands of a binary arithmetic or
+// comparison operator are converted to, following PostgreSQL's operator
+// resolution over its built-in operators: an untyped literal takes the
+// other side's type; integers widen to the wider integer (int24, int48
+// operators exist); real meets anything else as double precision (float48
+// operators win by the preferred-type rule); otherwise the wider type of
+// the category wins.
+func operandType(lt, rt types.T) (types.T, bool) {
+	switch {
+	case lt.ID == types.Unknown && rt.ID == types.Unknown:
+		return types.TextT, true
+	case lt.ID == types.Unknown:
+		return rt.Base(), true
+	case rt.ID == types.Unknown:
+		return lt.Base(), true
+	}
+	if numericRank(lt) > 0 && numericRank(rt) > 0 && lt.ID != rt.ID && (lt.ID == types.Float4 || rt.ID == types.Float4) {
+		return types.Float8T, true
+	}
+	return widen(lt, rt)
 }
 
 func dateArith(op string, l, r nodes.Expr) (nodes.Expr, error) {

@@ -51,9 +51,6 @@ func (c *exprCtx) aggregate(name string, fc *pg.FuncCall) (nodes.Expr, error) {
 	if c.inAgg {
 		return nil, pgerr.New(pgerr.GroupingError, "aggregate function calls cannot be nested")
 	}
-	if len(fc.AggOrder) > 0 {
-		return nil, pgerr.NotSupported("ORDER BY inside an aggregate call")
-	}
 	inner := *c
 	inner.inAgg = true
 	call := &nodes.AggCall{Name: name, Star: fc.AggStar, Distinct: fc.AggDistinct}
@@ -146,6 +143,31 @@ func (c *exprCtx) aggregate(name string, fc *pg.FuncCall) (nodes.Expr, error) {
 		}
 	}
 	call.Args = args
+	for _, o := range fc.AggOrder {
+		sb := o.GetSortBy()
+		if sb.SortbyDir == pg.SortByDir_SORTBY_USING {
+			return nil, pgerr.NotSupported("ORDER BY USING")
+		}
+		e, err := inner.transform(sb.Node)
+		if err != nil {
+			return nil, err
+		}
+		if e.Type().ID == types.Unknown {
+			e, _ = coerce(e, types.TextT, types.CastImplicit)
+		}
+		if call.Distinct && (len(args) == 0 || e.String() != args[0].String()) {
+			return nil, errAt(pgerr.New(pgerr.InvalidColumnReference, "in an aggregate with DISTINCT, ORDER BY expressions must appear in argument list"), sb.Location)
+		}
+		desc := sb.SortbyDir == pg.SortByDir_SORTBY_DESC
+		nullsFirst := desc
+		switch sb.SortbyNulls {
+		case pg.SortByNulls_SORTBY_NULLS_FIRST:
+			nullsFirst = true
+		case pg.SortByNulls_SORTBY_NULLS_LAST:
+			nullsFirst = false
+		}
+		call.OrderBy = append(call.OrderBy, nodes.SortKey{Expr: e, Desc: desc, NullsFirst: nullsFirst})
+	}
 	*c.aggs = append(*c.aggs, call)
 	return &aggRef{idx: len(*c.aggs) - 1, call: call}, nil
 }
@@ -190,6 +212,7 @@ var scalarFuncs = map[string][]signature{
 	"ltrim":                 {sig(txt, txt), sig(txt, txt, txt)},
 	"rtrim":                 {sig(txt, txt), sig(txt, txt, txt)},
 	"replace":               {sig(txt, txt, txt, txt)},
+	"like_escape":           {sig(txt, txt, txt)},
 	"concat":                {{variadic: true, result: txt}},
 	"now":                   {sig(tstz)},
 	"statement_timestamp":   {sig(tstz)},
@@ -217,6 +240,9 @@ func resolveFunc(name string, args []nodes.Expr) (nodes.Expr, error) {
 		name = "power"
 	}
 	if len(sigs) == 1 && sigs[0].variadic {
+		if len(args) == 0 {
+			return nil, funcMissing(name, args)
+		}
 		return &nodes.FuncExpr{Name: name, Args: args, T: sigs[0].result}, nil
 	}
 	var best *signature

@@ -44,13 +44,16 @@ type Query struct {
 
 type planCtx struct {
 	*Planner
+	// keepUnknown leaves untyped literals in a select list unresolved, for
+	// UNION branches whose column types the union decides.
+	keepUnknown bool
 }
 
 func fmtInt(i int) string { return strconv.Itoa(i) }
 
 // Plan plans a SELECT, VALUES, INSERT, UPDATE or DELETE statement.
 func (p *Planner) Plan(stmt *pg.Node) (*Query, error) {
-	pc := &planCtx{p}
+	pc := &planCtx{Planner: p}
 	var q *Query
 	switch x := stmt.Node.(type) {
 	case *pg.Node_SelectStmt:
@@ -87,15 +90,12 @@ func (p *Planner) Plan(stmt *pg.Node) (*Query, error) {
 
 // ResolveTable finds the table a RangeVar names, using the search path.
 func (p *Planner) ResolveTable(rv *pg.RangeVar) (*storage.Table, error) {
-	return (&planCtx{p}).resolveTable(rv)
+	return (&planCtx{Planner: p}).resolveTable(rv)
 }
 
 func (pc *planCtx) resolveTable(rv *pg.RangeVar) (*storage.Table, error) {
 	var t *storage.Table
 	if rv.Schemaname != "" {
-		if !pc.Catalog.HasSchema(rv.Schemaname) {
-			return nil, errAt(pgerr.New(pgerr.InvalidSchemaName, "schema %q does not exist", rv.Schemaname), rv.Location)
-		}
 		t = pc.Catalog.Lookup(rv.Schemaname, rv.Relname)
 	} else {
 		t = pc.Catalog.Resolve(pc.SearchPath, rv.Relname)
@@ -114,7 +114,7 @@ func (pc *planCtx) resolveTable(rv *pg.RangeVar) (*storage.Table, error) {
 // DEFAULT, a partition bound, a SET value) and coerces it to t by
 // assignment (t.ID == Unknown: leave its type).
 func (p *Planner) Expr(n *pg.Node, t types.T, clause string) (nodes.Expr, error) {
-	ec := &exprCtx{p: &planCtx{p}, clause: clause}
+	ec := &exprCtx{p: &planCtx{Planner: p}, clause: clause}
 	e, err := ec.transform(n)
 	if err != nil {
 		return nil, err

@@ -65,6 +65,13 @@ func (s *scope) resolve(parts []string) (nodes.Expr, error) {
 	if len(parts) > 1 {
 		q := parts[len(parts)-2]
 		if q != s.alias {
+			if s.table != nil && q == s.table.Name && s.alias != s.table.Name {
+				return nil, pgerr.New(pgerr.UndefinedTable, "invalid reference to FROM-clause entry for table %q", q).
+					WithHint("Perhaps you meant to reference the table alias %q.", s.alias)
+			}
+			return nil, pgerr.New(pgerr.UndefinedTable, "missing FROM-clause entry for table %q", q)
+		}
+		if len(parts) > 2 && (s.table == nil || s.alias != s.table.Name || parts[len(parts)-3] != s.table.Schema) {
 			return nil, pgerr.New(pgerr.UndefinedTable, "missing FROM-clause entry for table %q", q)
 		}
 	}

@@ -56,7 +56,7 @@ func (pc *planCtx) planSelect(s *pg.SelectStmt) (*relPlan, error) {
 		if err != nil {
 			return nil, err
 		}
-		return pc.planSortLimit(&relPlan{plan: vs, visible: len(vs.Out)}, s, nil)
+		return pc.planSortLimit(&relPlan{plan: vs, visible: len(vs.Out)}, s, nil, nil)
 	}
 	src, err := pc.planFrom(s.FromClause)
 	if err != nil {
@@ -106,17 +106,28 @@ func (pc *planCtx) planFrom(from []*pg.Node) (*source, error) {
 		if err != nil {
 			return nil, err
 		}
-		alias := ""
-		if x.RangeSubselect.Alias != nil {
-			alias = x.RangeSubselect.Alias.Aliasname
+		if x.RangeSubselect.Alias == nil {
+			return nil, pgerr.New(pgerr.SyntaxError, "subquery in FROM must have an alias").
+				WithHint("For example, FROM (SELECT ...) [AS] foo.")
 		}
+		alias := x.RangeSubselect.Alias.Aliasname
 		child := stripJunk(sub)
-		fields := renameFields(child.Base().Out, x.RangeSubselect.Alias)
+		fields, err := renameFields(child.Base().Out, x.RangeSubselect.Alias)
+		if err != nil {
+			return nil, err
+		}
 		return &source{
 			scope:  newFieldScope(alias, fields),
 			fields: func() []nodes.Field { return fields },
 			finish: func(filter nodes.Expr, targets []nodes.Expr, out []nodes.Field) (nodes.Plan, error) {
+				if targets != nil && isIdentity(targets, fields) {
+					targets = nil
+				}
 				if filter == nil && targets == nil {
+					if out != nil {
+						// Same columns, new names: relabel the child's output.
+						child = relabelOut(child, out)
+					}
 					return child, nil
 				}
 				ss := &nodes.SubqueryScan{Child: child, Alias: alias}
@@ -135,16 +146,55 @@ func (pc *planCtx) planFrom(from []*pg.Node) (*source, error) {
 	return nil, pgerr.NotSupported("this FROM item")
 }
 
-func renameFields(fields []nodes.Field, alias *pg.Alias) []nodes.Field {
-	out := append([]nodes.Field(nil), fields...)
-	if alias != nil {
-		for i, c := range alias.Colnames {
-			if i < len(out) {
-				out[i].Name = c.GetString_().Sval
-			}
+// relabelOut gives p's output columns new names (a shallow copy of the
+// node, so the plan stays immutable for whoever else holds p).
+func relabelOut(p nodes.Plan, out []nodes.Field) nodes.Plan {
+	same := true
+	for i, f := range p.Base().Out {
+		if f.Name != out[i].Name {
+			same = false
 		}
 	}
-	return out
+	if same {
+		return p
+	}
+	switch n := p.(type) {
+	case *nodes.ValuesScan:
+		c := *n
+		c.Out = out
+		return &c
+	}
+	ss := &nodes.SubqueryScan{Child: p}
+	ss.Out = out
+	return ss
+}
+
+func renameFields(fields []nodes.Field, alias *pg.Alias) ([]nodes.Field, error) {
+	out := append([]nodes.Field(nil), fields...)
+	if alias != nil {
+		if len(alias.Colnames) > len(out) {
+			return nil, pgerr.New(pgerr.InvalidColumnReference, "table %q has %d columns available but %d columns specified", alias.Aliasname, len(out), len(alias.Colnames))
+		}
+		for i, c := range alias.Colnames {
+			out[i].Name = c.GetString_().Sval
+		}
+	}
+	return out, nil
+}
+
+// isIdentity reports whether targets just pass the input columns through
+// in order with the same types, so no projection is needed.
+func isIdentity(targets []nodes.Expr, in []nodes.Field) bool {
+	if len(targets) != len(in) {
+		return false
+	}
+	for i, t := range targets {
+		c, ok := t.(*nodes.ColumnRef)
+		if !ok || c.Index != i || c.T != in[i].T {
+			return false
+		}
+	}
+	return true
 }
 
 // stripJunk projects away sort-only columns.
@@ -181,6 +231,9 @@ func (pc *planCtx) tableSource(t *storage.Table, alias string) *source {
 			cols := sc.readColumns()
 			if out == nil {
 				out = fields()
+			}
+			if targets != nil && isIdentity(targets, fields()) {
+				targets = nil
 			}
 			scan := func(leaf *storage.Table, a string) *nodes.SeqScan {
 				s := &nodes.SeqScan{Table: leaf, Alias: a, Columns: cols}
@@ -227,10 +280,7 @@ func (pc *planCtx) functionSource(rf *pg.RangeFunction) (*source, error) {
 		return nil, errAt(funcMissing("generate_series", args), fc.Location)
 	}
 	args, t, err := coerceAll(args, "generate_series")
-	if err != nil || !(t.ID == types.Int4 || t.ID == types.Int8 || t.ID == types.Int2 || t.ID == types.Unknown) {
-		if t.ID == types.Numeric {
-			return nil, errAt(pgerr.NotSupported("generate_series over numeric"), fc.Location)
-		}
+	if err != nil || !(t.ID == types.Int4 || t.ID == types.Int8 || t.ID == types.Int2 || t.ID == types.Numeric) {
 		return nil, errAt(funcMissing("generate_series", args), fc.Location)
 	}
 	if t.ID == types.Int2 {
@@ -316,6 +366,8 @@ func (pc *planCtx) planQueryBody(s *pg.SelectStmt, src *source) (*relPlan, error
 			return nil, err
 		}
 	}
+	keepUnknown := pc.keepUnknown
+	pc.keepUnknown = false
 	tec := &exprCtx{p: pc, scope: src.scope, aggs: &aggs}
 	var targets []target
 	for _, n := range s.TargetList {
@@ -338,7 +390,7 @@ func (pc *planCtx) planQueryBody(s *pg.SelectStmt, src *source) (*relPlan, error
 		if err != nil {
 			return nil, err
 		}
-		if e.Type().ID == types.Unknown {
+		if e.Type().ID == types.Unknown && !keepUnknown {
 			e, _ = coerce(e, types.TextT, types.CastImplicit)
 		}
 		name := rt.Name
@@ -359,15 +411,39 @@ func (pc *planCtx) planQueryBody(s *pg.SelectStmt, src *source) (*relPlan, error
 		}
 	}
 	distinct := len(s.DistinctClause) > 0
+	var distinctOnKeys []nodes.SortKey
 	var distinctOn []*pg.Node
 	for _, d := range s.DistinctClause {
 		if d != nil && d.Node != nil {
 			distinctOn = append(distinctOn, d)
 		}
 	}
+	var uniqueKeys []int
+	if len(distinctOn) > 0 {
+		distinct = false
+		items := make([]*pg.Node, len(distinctOn))
+		for i, d := range distinctOn {
+			items[i] = &pg.Node{Node: &pg.Node_SortBy{SortBy: &pg.SortBy{Node: d, SortbyDir: pg.SortByDir_SORTBY_DEFAULT, SortbyNulls: pg.SortByNulls_SORTBY_NULLS_DEFAULT, Location: -1}}}
+		}
+		onKeys, err := pc.sortTargets(items, &targets, src.scope, &aggs, false)
+		if err != nil {
+			return nil, err
+		}
+		for _, k := range onKeys {
+			uniqueKeys = append(uniqueKeys, k.Expr.(*nodes.ColumnRef).Index)
+		}
+		distinctOnKeys = onKeys
+	}
 	sortKeys, err := pc.sortTargets(s.SortClause, &targets, src.scope, &aggs, distinct)
 	if err != nil {
 		return nil, err
+	}
+	if uniqueKeys != nil {
+		if len(sortKeys) == 0 {
+			sortKeys = distinctOnKeys
+		} else if !prefixMatches(sortKeys, uniqueKeys) {
+			return nil, pgerr.New(pgerr.InvalidColumnReference, "SELECT DISTINCT ON expressions must match initial ORDER BY expressions")
+		}
 	}
 	visible := len(targets) - countJunk(targets, sortKeys)
 	grouped := len(s.GroupClause) > 0 || len(aggs) > 0 || having != nil
@@ -393,6 +469,9 @@ func (pc *planCtx) planQueryBody(s *pg.SelectStmt, src *source) (*relPlan, error
 			keys = append(keys, k)
 		}
 		l := &lifter{keys: keys, nkeys: len(keys)}
+		if src.scope != nil {
+			l.alias = src.scope.alias
+		}
 		for i := range exprs {
 			if exprs[i], err = l.lift(exprs[i]); err != nil {
 				return nil, err
@@ -423,7 +502,36 @@ func (pc *planCtx) planQueryBody(s *pg.SelectStmt, src *source) (*relPlan, error
 		d.Out = out
 		plan = d
 	}
-	return pc.planSortLimit(&relPlan{plan: plan, visible: visible}, s, sortKeys)
+	return pc.planSortLimit(&relPlan{plan: plan, visible: visible}, s, sortKeys, uniqueKeys)
+}
+
+// prefixMatches reports whether the first len(unique) sort keys are the
+// DISTINCT ON columns, in any order.
+func prefixMatches(keys []nodes.SortKey, unique []int) bool {
+	if len(keys) < len(unique) {
+		// ORDER BY may be shorter only if every key is a DISTINCT ON column.
+		for _, k := range keys {
+			if !containsInt(unique, k.Expr.(*nodes.ColumnRef).Index) {
+				return false
+			}
+		}
+		return true
+	}
+	for _, k := range keys[:len(unique)] {
+		if !containsInt(unique, k.Expr.(*nodes.ColumnRef).Index) {
+			return false
+		}
+	}
+	return true
+}
+
+func containsInt(xs []int, x int) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
 }
 
 func countJunk(targets []target, keys []nodes.SortKey) int {
@@ -489,9 +597,6 @@ func (pc *planCtx) sortTargets(items []*pg.Node, targets *[]target, sc *scope, a
 			}
 		}
 		t := (*targets)[idx]
-		if t.expr.Type().ID == types.Bool || true {
-			// every type pgfed has is sortable
-		}
 		desc := sb.SortbyDir == pg.SortByDir_SORTBY_DESC
 		nullsFirst := desc
 		switch sb.SortbyNulls {
@@ -500,17 +605,27 @@ func (pc *planCtx) sortTargets(items []*pg.Node, targets *[]target, sc *scope, a
 		case pg.SortByNulls_SORTBY_NULLS_LAST:
 			nullsFirst = false
 		}
-		keys = append(keys, nodes.SortKey{Expr: &nodes.ColumnRef{Index: idx, Name: displayName(t), T: t.expr.Type()}, Desc: desc, NullsFirst: nullsFirst})
+		keys = append(keys, nodes.SortKey{Expr: &nodes.ColumnRef{Index: idx, Name: displayName(t), T: t.expr.Type(), Raw: true}, Desc: desc, NullsFirst: nullsFirst})
 	}
 	return keys, nil
 }
 
 // displayName is how a sort key over target t prints in EXPLAIN: the
 // target's expression, as PostgreSQL shows Sort Key.
-func displayName(t target) string { return t.expr.String() }
+func displayName(t target) string {
+	switch e := t.expr.(type) {
+	case *nodes.ColumnRef:
+		if !e.Raw {
+			return e.String()
+		}
+	case *nodes.Const:
+		return e.String()
+	}
+	return "(" + t.expr.String() + ")"
+}
 
 // planSortLimit adds Sort and Limit on top of a planned body.
-func (pc *planCtx) planSortLimit(r *relPlan, s *pg.SelectStmt, keys []nodes.SortKey) (*relPlan, error) {
+func (pc *planCtx) planSortLimit(r *relPlan, s *pg.SelectStmt, keys []nodes.SortKey, unique []int) (*relPlan, error) {
 	if len(keys) == 0 && len(s.SortClause) > 0 {
 		// VALUES / UNION bodies: resolve ORDER BY against their output.
 		out := r.out()
@@ -554,9 +669,17 @@ func (pc *planCtx) planSortLimit(r *relPlan, s *pg.SelectStmt, keys []nodes.Sort
 				bound = 0
 			}
 		}
+		if unique != nil {
+			bound = 0
+		}
 		srt := &nodes.Sort{Child: plan, Keys: keys, Bound: bound}
 		srt.Out = plan.Base().Out
 		plan = srt
+	}
+	if unique != nil {
+		u := &nodes.Unique{Child: plan, Keys: unique}
+		u.Out = plan.Base().Out
+		plan = u
 	}
 	if count != nil || offset != nil {
 		if c, ok := count.(*nodes.Const); ok && c.Value == nil && offset == nil {
@@ -570,14 +693,17 @@ func (pc *planCtx) planSortLimit(r *relPlan, s *pg.SelectStmt, keys []nodes.Sort
 }
 
 func (pc *planCtx) limitExpr(ec *exprCtx, n *pg.Node, what string) (nodes.Expr, error) {
+	if hasColumnRef(n) {
+		return nil, pgerr.New(pgerr.InvalidColumnReference, "argument of %s must not contain variables", what)
+	}
 	e, err := ec.transform(n)
 	if err != nil {
 		return nil, err
 	}
-	if e, err = coerce(e, types.Int8T, types.CastImplicit); err != nil {
-		return nil, pgerr.New(pgerr.DatatypeMismatch, "argument of %s must be type bigint, not type %s", what, e.Type())
+	if t := e.Type(); t.ID != types.Unknown && !types.CanCast(t, types.Int8T, types.CastAssignment) || t.ID == types.Bool {
+		return nil, pgerr.New(pgerr.DatatypeMismatch, "argument of %s must be type bigint, not type %s", what, t)
 	}
-	return e, nil
+	return coerce(e, types.Int8T, types.CastAssignment)
 }
 
 // groupKey resolves one GROUP BY item: an ordinal, an output-column
@@ -615,6 +741,32 @@ func (pc *planCtx) groupKey(g *pg.Node, ec *exprCtx, targets []target) (nodes.Ex
 	return e, nil
 }
 
+// hasColumnRef reports whether a parse tree names a column.
+func hasColumnRef(n *pg.Node) bool {
+	found := false
+	var walk func(n *pg.Node)
+	walk = func(n *pg.Node) {
+		if n == nil || found {
+			return
+		}
+		switch x := n.Node.(type) {
+		case *pg.Node_ColumnRef:
+			found = true
+		case *pg.Node_AExpr:
+			walk(x.AExpr.Lexpr)
+			walk(x.AExpr.Rexpr)
+		case *pg.Node_TypeCast:
+			walk(x.TypeCast.Arg)
+		case *pg.Node_FuncCall:
+			for _, a := range x.FuncCall.Args {
+				walk(a)
+			}
+		}
+	}
+	walk(n)
+	return found
+}
+
 func hasAgg(e nodes.Expr) bool {
 	found := false
 	walkAll(e, func(x nodes.Expr) {
@@ -631,6 +783,7 @@ func hasAgg(e nodes.Expr) bool {
 type lifter struct {
 	keys  []nodes.Expr
 	nkeys int
+	alias string // the FROM item's name, for error messages
 }
 
 func (l *lifter) lift(e nodes.Expr) (nodes.Expr, error) {
@@ -644,7 +797,11 @@ func (l *lifter) lift(e nodes.Expr) (nodes.Expr, error) {
 	case *aggRef:
 		return &nodes.ColumnRef{Index: l.nkeys + x.idx, Name: x.String(), T: x.Type(), Raw: true}, nil
 	case *nodes.ColumnRef:
-		return nil, pgerr.New(pgerr.GroupingError, "column %q must appear in the GROUP BY clause or be used in an aggregate function", x.Name)
+		name := x.Name
+		if l.alias != "" {
+			name = l.alias + "." + name
+		}
+		return nil, pgerr.New(pgerr.GroupingError, "column %q must appear in the GROUP BY clause or be used in an aggregate function", name)
 	case *nodes.Const:
 		return x, nil
 	}

@@ -37,7 +37,9 @@ func (pc *planCtx) planUnionAll(s *pg.SelectStmt) (*relPlan, error) {
 	}
 	var plans []nodes.Plan
 	for _, b := range branches {
+		pc.keepUnknown = true
 		r, err := pc.planSelect(b)
+		pc.keepUnknown = false
 		if err != nil {
 			return nil, err
 		}
@@ -86,5 +88,5 @@ func (pc *planCtx) planUnionAll(s *pg.SelectStmt) (*relPlan, error) {
 	}
 	app := &nodes.Append{Kids: plans}
 	app.Out = out
-	return pc.planSortLimit(&relPlan{plan: app, visible: ncols}, s, nil)
+	return pc.planSortLimit(&relPlan{plan: app, visible: ncols}, s, nil, nil)
 }

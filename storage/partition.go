@@ -106,6 +106,28 @@ func (b *PartitionBound) Accepts(strategy Strategy, ts []types.T, key []any, has
 	}
 }
 
+// InPartition reports whether a row (full row values of the parent)
+// satisfies partition p's bound within its parent; for a default partition,
+// that no sibling accepts it.
+func InPartition(p *Table, row []any) bool {
+	parent := p.Parent
+	key := make([]any, len(parent.PartKey.Columns))
+	for i, c := range parent.PartKey.Columns {
+		key[i] = row[c]
+	}
+	ts := parent.KeyTypes()
+	hash := func(k []any) uint64 { return HashPartitionKey(ts, k) }
+	if !p.Bound.Default {
+		return p.Bound.Accepts(parent.PartKey.Strategy, ts, key, hash)
+	}
+	for _, s := range parent.Partitions() {
+		if s != p && !s.Bound.Default && s.Bound.Accepts(parent.PartKey.Strategy, ts, key, hash) {
+			return false
+		}
+	}
+	return true
+}
+
 // Route returns the partition of t (a partitioned table) that holds a row
 // with the given full row values, descending through sub-partitioning; nil
 // if no partition accepts it.
@@ -138,17 +160,21 @@ func (t *Table) Route(row []any) *Table {
 	return t
 }
 
-// HashPartitionKey combines the hashes of the key values for hash
-// partitioning.
+// HashPartitionKey computes PostgreSQL's row hash for hash partitioning
+// (compute_partition_hash_value in partitioning/partbounds.c), so that a
+// row lands in the partition PostgreSQL 15 would put it in: each non-NULL
+// key column is hashed with its type's extended hash function and the
+// partitioning seed, and the column hashes are folded together with
+// hash_combine64. NULL columns are skipped rather than hashed, so an
+// all-NULL key hashes to 0 (remainder 0). A partition with FOR VALUES WITH
+// (MODULUS m, REMAINDER r) holds the rows whose hash is r modulo m.
 func HashPartitionKey(ts []types.T, key []any) uint64 {
-	var h uint64
+	var rowHash uint64
 	for i, k := range key {
-		var kh uint64
-		if k != nil {
-			kh = types.Hash64(ts[i], k)
+		if k == nil {
+			continue
 		}
-		// hash_combine64, as PostgreSQL combines per-column hashes.
-		h ^= kh + 0x49a0f4dd15e5a8e3 + (h << 54) + (h >> 7)
+		rowHash = types.HashCombine64(rowHash, types.HashExtended(ts[i], k, types.HashPartitionSeed))
 	}
-	return h
+	return rowHash
 }
