@@ -25,13 +25,14 @@ type Rows struct {
 	cancel context.CancelFunc
 	query  *planner.Query
 
-	cols  []Column
-	batch arrow.RecordBatch
-	row   int
-	count int64
-	err   error
-	done  bool
-	tag   string
+	cols   []Column
+	schema *arrow.Schema // of the batches handed out
+	batch  arrow.RecordBatch
+	row    int
+	count  int64
+	err    error
+	done   bool
+	tag    string
 
 	static [][]any // rows of utility statements (SHOW, EXPLAIN)
 	cur    []any
@@ -84,19 +85,35 @@ func (r *Rows) NextBatch() bool {
 		r.finish()
 		return false
 	}
-	if r.query != nil && int(b.NumCols()) > len(r.query.Columns) && r.query.Returns {
-		cols := make([]arrow.Array, len(r.query.Columns))
-		for i := range cols {
-			cols[i] = b.Column(i)
-		}
-		fields := b.Schema().Fields()[:len(cols)]
-		nb := array.NewRecordBatch(arrow.NewSchema(fields, nil), cols, b.NumRows())
-		b.Release()
-		b = nb
+	if r.query != nil && r.query.Returns {
+		b = r.relabel(b)
 	}
 	r.batch = b
 	r.count += b.NumRows()
 	return true
+}
+
+// relabel presents b with the result's visible columns and names (the
+// plan may carry sort-only columns, and scans keep stored column names);
+// no data is copied.
+func (r *Rows) relabel(b arrow.RecordBatch) arrow.RecordBatch {
+	if r.schema == nil {
+		fields := make([]arrow.Field, len(r.cols))
+		for i, c := range r.cols {
+			fields[i] = arrow.Field{Name: c.Name, Type: c.Type.ArrowType(), Nullable: true}
+		}
+		r.schema = arrow.NewSchema(fields, nil)
+	}
+	if b.Schema().Equal(r.schema) {
+		return b
+	}
+	cols := make([]arrow.Array, len(r.cols))
+	for i := range cols {
+		cols[i] = b.Column(i)
+	}
+	nb := array.NewRecordBatch(r.schema, cols, b.NumRows())
+	b.Release()
+	return nb
 }
 
 // finish ends iteration: it releases the operators and sets the tag.

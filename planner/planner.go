@@ -1,14 +1,3 @@
-// Package planner turns pg_query_go parse trees into plans: it resolves
-// names against the catalog and the search_path, types every expression
-// with PostgreSQL's coercion rules, collects aggregates, prunes
-// partitions with constant predicates, and estimates rows and costs.
-//
-// Contract: Plan returns an immutable, numbered plan (nodes package) or a
-// *pgerr.Error with PostgreSQL's SQLSTATE and, where it can, the cursor
-// position of the offending token. Constructs pgfed does not support
-// (joins, subqueries in expressions, window functions, CTEs ...) are
-// refused with 0A000 naming the construct. The planner never touches
-// table data, only the catalog and statistics.
 package planner
 
 import (

@@ -1,30 +1,3 @@
-// Package types is pgfed's SQL type system: the built-in PostgreSQL types
-// pgfed supports, how each maps to an Arrow column type, and the scalar
-// semantics of their values (text input and output, casts, comparison,
-// numeric and date/time arithmetic) with PostgreSQL 15's exact results and
-// errors.
-//
-// Datum convention. Where a single value travels outside an Arrow array
-// (constants, row-at-a-time function evaluation, COPY, the embedding API),
-// it is a Go value whose dynamic type is fixed by its SQL type:
-//
-//	NULL                          nil (for every type)
-//	boolean                       bool
-//	smallint, integer, bigint     int64 (range-checked for the SQL type)
-//	real, double precision        float64 (real values are float32-exact)
-//	numeric                       *apd.Decimal (never mutated once built; Exponent gives the display scale)
-//	text, varchar(n), char(n)     string (char(n) values are stored blank-padded)
-//	date                          int32, days since 1970-01-01
-//	timestamp, timestamptz        int64, microseconds since 1970-01-01 00:00:00 (UTC for timestamptz)
-//
-// The session time zone is UTC, so timestamptz is written with "+00".
-//
-// Arrow mapping (ArrowType): boolean=Boolean, smallint=Int16, integer=Int32,
-// bigint=Int64, real=Float32, double precision=Float64, numeric=String
-// (canonical text, keeping PostgreSQL's display scale), text/varchar/char=
-// String, date=Date32, timestamp=Timestamp(us), timestamptz=Timestamp(us, UTC).
-//
-// This package depends only on the standard library, apd and arrow.
 package types
 
 import (
