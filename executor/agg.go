@@ -36,7 +36,7 @@ type aggOp struct {
 	states []aggState
 	schema *arrow.Schema
 
-	intKeys  map[int64]int32 // single integer-like key
+	intKeys  *intTable // single integer-like key
 	nullKey  int32           // group of the NULL key (-1 none yet)
 	strKeys  map[string]int32
 	keyVals  [][]any // per group, the key datums
@@ -203,8 +203,15 @@ func (a *aggOp) assignGroups(b arrow.RecordBatch) ([]int32, error) {
 	}
 	groups := a.groupBuf[:n]
 	if len(keys) == 1 {
-		if vals, ok := intKeyValues(keys[0]); ok {
-			a.assignIntGroups(keys[0], vals, groups)
+		switch k := keys[0].(type) {
+		case *array.Int64, *array.Timestamp:
+			assignIntGroups(a, k, valuesOf[int64](k), groups)
+			return groups, nil
+		case *array.Int32, *array.Date32:
+			assignIntGroups(a, k, valuesOf[int32](k), groups)
+			return groups, nil
+		case *array.Int16:
+			assignIntGroups(a, k, valuesOf[int16](k), groups)
 			return groups, nil
 		}
 	}
@@ -246,14 +253,22 @@ func intKeyValues(arr arrow.Array) ([]int64, bool) {
 	return nil, false
 }
 
-func (a *aggOp) assignIntGroups(arr arrow.Array, vals []int64, groups []int32) {
+func assignIntGroups[T int16 | int32 | int64](a *aggOp, arr arrow.Array, vals []T, groups []int32) {
 	if a.intKeys == nil {
-		a.intKeys = make(map[int64]int32)
+		a.intKeys = newIntTable()
 	}
 	t := a.plan.GroupKeys[0].Type()
 	valid := validity(arr)
+	var row int
+	add := func() int32 {
+		g := int32(a.ngroups)
+		a.ngroups++
+		a.keyVals = append(a.keyVals, []any{DatumAt(arr, t, row)})
+		return g
+	}
+	table := a.intKeys
 	for r, v := range vals {
-		if !isValid(valid, r) {
+		if valid != nil && !isValid(valid, r) {
 			if a.nullKey < 0 {
 				a.nullKey = int32(a.ngroups)
 				a.ngroups++
@@ -262,14 +277,8 @@ func (a *aggOp) assignIntGroups(arr arrow.Array, vals []int64, groups []int32) {
 			groups[r] = a.nullKey
 			continue
 		}
-		g, ok := a.intKeys[v]
-		if !ok {
-			g = int32(a.ngroups)
-			a.ngroups++
-			a.intKeys[v] = g
-			a.keyVals = append(a.keyVals, []any{DatumAt(arr, t, r)})
-		}
-		groups[r] = g
+		row = r
+		groups[r] = table.lookupOrAdd(int64(v), add)
 	}
 }
 

@@ -205,8 +205,52 @@ type intSumState struct {
 
 func (s *intSumState) update(groups []int32, nrows, ngroups int, args []arrow.Array) error {
 	s.hi, s.lo, s.counts = grow(s.hi, ngroups), grow(s.lo, ngroups), grow(s.counts, ngroups)
-	vals, _ := intKeyValues(args[0])
-	valid := validity(args[0])
+	switch a := args[0].(type) {
+	case *array.Int32:
+		sumNarrow(s, groups, valuesOf[int32](a), validity(a))
+	case *array.Int16:
+		sumNarrow(s, groups, valuesOf[int16](a), validity(a))
+	default:
+		sumWide(s, groups, valuesOf[int64](a), validity(a))
+	}
+	return nil
+}
+
+// sumNarrow adds smallint/integer values: a per-batch int64 partial sum
+// cannot overflow (a batch has far fewer than 2^32 rows), so the 128-bit
+// accumulator is touched once per batch for a plain aggregate.
+func sumNarrow[T int16 | int32](s *intSumState, groups []int32, vals []T, valid []byte) {
+	if groups == nil {
+		var sum, n int64
+		if valid == nil {
+			for _, v := range vals {
+				sum += int64(v)
+			}
+			n = int64(len(vals))
+		} else {
+			for i, v := range vals {
+				if isValid(valid, i) {
+					sum += int64(v)
+					n++
+				}
+			}
+		}
+		s.add128(0, sum)
+		s.counts[0] += n
+		return
+	}
+	for i, v := range vals {
+		if valid != nil && !isValid(valid, i) {
+			continue
+		}
+		g := groups[i]
+		s.add128(g, int64(v))
+		s.counts[g]++
+	}
+}
+
+// sumWide adds bigint values exactly in 128 bits.
+func sumWide(s *intSumState, groups []int32, vals []int64, valid []byte) {
 	if groups == nil && valid == nil {
 		hi, lo := s.hi[0], s.lo[0]
 		for _, v := range vals {
@@ -216,19 +260,22 @@ func (s *intSumState) update(groups []int32, nrows, ngroups int, args []arrow.Ar
 		}
 		s.hi[0], s.lo[0] = hi, lo
 		s.counts[0] += int64(len(vals))
-		return nil
+		return
 	}
 	for i, v := range vals {
-		if !isValid(valid, i) {
+		if valid != nil && !isValid(valid, i) {
 			continue
 		}
 		g := groupOf(groups, i)
-		var c uint64
-		s.lo[g], c = bits.Add64(s.lo[g], uint64(v), 0)
-		s.hi[g] += (v >> 63) + int64(c)
+		s.add128(g, v)
 		s.counts[g]++
 	}
-	return nil
+}
+
+func (s *intSumState) add128(g int32, v int64) {
+	var c uint64
+	s.lo[g], c = bits.Add64(s.lo[g], uint64(v), 0)
+	s.hi[g] += (v >> 63) + int64(c)
 }
 
 func int128Decimal(hi int64, lo uint64) *apd.Decimal {

@@ -115,65 +115,104 @@ func outOfRange(t types.T) error {
 func divisionByZero() error { return pgerr.New(pgerr.DivisionByZero, "division by zero") }
 
 // intArith returns the kernel of op on integers of Go type T, with
-// PostgreSQL's overflow and division errors. Narrow types compute in
-// int64 and check the range of T.
+// PostgreSQL's overflow and division errors. Each operator has its own
+// loop (no per-row dispatch); rows that are NULL are skipped so that
+// their undefined values cannot raise division by zero.
 func intArith[T int16 | int32 | int64](op string, t types.T, lo, hi int64) func(l, r arrow.Array) (arrow.Array, error) {
+	narrow := lo != math.MinInt64
 	return func(l, r arrow.Array) (arrow.Array, error) {
 		lv, rv := valuesOf[T](l), valuesOf[T](r)
 		valid, nulls := andValidity(l, r)
 		out := make([]T, len(lv))
-		wide := lo != math.MinInt64
-		for i := range lv {
-			if !isValid(valid, i) {
-				continue
-			}
-			a, b := int64(lv[i]), int64(rv[i])
-			var v int64
-			switch op {
-			case "+":
-				v = a + b
-				if !wide && ((a^v)&(b^v)) < 0 {
-					return nil, outOfRange(t)
+		var err error
+		switch op {
+		case "+":
+			err = intLoop(lv, rv, out, valid, t, func(a, b int64) (int64, bool) {
+				v := a + b
+				if narrow {
+					return v, v >= lo && v <= hi
 				}
-			case "-":
-				v = a - b
-				if !wide && ((a^b)&(a^v)) < 0 {
-					return nil, outOfRange(t)
+				return v, ((a ^ v) & (b ^ v)) >= 0
+			})
+		case "-":
+			err = intLoop(lv, rv, out, valid, t, func(a, b int64) (int64, bool) {
+				v := a - b
+				if narrow {
+					return v, v >= lo && v <= hi
 				}
-			case "*":
-				v = a * b
-				if !wide && a != 0 && (v/a != b || (a == -1 && b == math.MinInt64) || (b == -1 && a == math.MinInt64)) {
-					return nil, outOfRange(t)
+				return v, ((a ^ b) & (a ^ v)) >= 0
+			})
+		case "*":
+			err = intLoop(lv, rv, out, valid, t, func(a, b int64) (int64, bool) {
+				v := a * b
+				if narrow {
+					return v, v >= lo && v <= hi
 				}
-			case "/":
-				if b == 0 {
-					return nil, divisionByZero()
-				}
-				if b == -1 {
-					if a == lo {
-						return nil, outOfRange(t)
-					}
-					v = -a
-				} else {
-					v = a / b
-				}
-			case "%":
-				if b == 0 {
-					return nil, divisionByZero()
-				}
-				if b == -1 {
-					v = 0
-				} else {
-					v = a % b
-				}
-			}
-			if wide && (v < lo || v > hi) {
-				return nil, outOfRange(t)
-			}
-			out[i] = T(v)
+				return v, a == 0 || (v/a == b && !(a == -1 && b == math.MinInt64) && !(b == -1 && a == math.MinInt64))
+			})
+		case "/":
+			err = intDivLoop(lv, rv, out, valid, t, lo, false)
+		case "%":
+			err = intDivLoop(lv, rv, out, valid, t, lo, true)
+		}
+		if err != nil {
+			return nil, err
 		}
 		return newFixedArray(t.ArrowType(), out, valid, nulls), nil
 	}
+}
+
+// intLoop applies f to each valid pair; f reports false on overflow.
+func intLoop[T int16 | int32 | int64](lv, rv, out []T, valid []byte, t types.T, f func(a, b int64) (int64, bool)) error {
+	if valid == nil {
+		for i := range lv {
+			v, ok := f(int64(lv[i]), int64(rv[i]))
+			if !ok {
+				return outOfRange(t)
+			}
+			out[i] = T(v)
+		}
+		return nil
+	}
+	for i := range lv {
+		if !isValid(valid, i) {
+			continue
+		}
+		v, ok := f(int64(lv[i]), int64(rv[i]))
+		if !ok {
+			return outOfRange(t)
+		}
+		out[i] = T(v)
+	}
+	return nil
+}
+
+// intDivLoop is / or % with PostgreSQL's rules: x / 0 and x % 0 are
+// division by zero; MIN / -1 overflows; x % -1 is 0.
+func intDivLoop[T int16 | int32 | int64](lv, rv, out []T, valid []byte, t types.T, lo int64, mod bool) error {
+	for i := range lv {
+		if valid != nil && !isValid(valid, i) {
+			continue
+		}
+		a, b := lv[i], rv[i]
+		switch {
+		case b == 0:
+			return divisionByZero()
+		case b == -1:
+			if mod {
+				out[i] = 0
+			} else if int64(a) == lo {
+				return outOfRange(t)
+			} else {
+				out[i] = -a
+			}
+		case mod:
+			out[i] = a % b
+		default:
+			out[i] = a / b
+		}
+	}
+	return nil
 }
 
 // floatArith is + - * / on real or double precision with PostgreSQL's

@@ -192,12 +192,46 @@ func (f *functionScan) Open(ctx context.Context) error {
 
 func (f *functionScan) Close() error { return nil }
 
+// nextInts produces the next batch of an integer series straight into a
+// typed buffer.
+func (f *functionScan) nextInts() (arrow.RecordBatch, error) {
+	vals := make([]int64, 0, f.ec.BatchSize)
+	next, stop, step := f.next, f.stop, f.step
+	for len(vals) < f.ec.BatchSize {
+		if (step > 0 && next > stop) || (step < 0 && next < stop) {
+			f.done = true
+			break
+		}
+		vals = append(vals, next)
+		nxt := next + step
+		if (step > 0 && nxt < next) || (step < 0 && nxt > next) { // overflow ends the series
+			f.done = true
+			break
+		}
+		next = nxt
+	}
+	f.next = next
+	if len(vals) == 0 {
+		return nil, io.EOF
+	}
+	var arr arrow.Array
+	if f.plan.T.ID == types.Int4 {
+		arr = newFixedArray(f.plan.T.ArrowType(), convertSlice[int64, int32](vals), nil, 0)
+	} else {
+		arr = newFixedArray(f.plan.T.ArrowType(), vals, nil, 0)
+	}
+	return makeBatch(f.schema, []arrow.Array{arr}, len(vals)), nil
+}
+
 func (f *functionScan) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	if err := checkCtx(ctx); err != nil {
 		return nil, err
 	}
 	if f.done {
 		return nil, io.EOF
+	}
+	if f.dnext == nil {
+		return f.nextInts()
 	}
 	vals := make([]any, 0, 1024)
 	if f.dnext != nil {

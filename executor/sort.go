@@ -85,6 +85,9 @@ func (s *sortOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
 }
 
 func (s *sortOp) sortInput(ctx context.Context) error {
+	if s.plan.Bound > 0 && s.plan.Bound <= maxTopN {
+		return s.topN(ctx)
+	}
 	var batches []arrow.RecordBatch
 	defer func() {
 		for _, b := range batches {
@@ -109,20 +112,30 @@ func (s *sortOp) sortInput(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	s.out.data = data
-	n := int(data.NumRows())
-	keys := make([]arrow.Array, len(s.keys))
-	defer releaseAll(keys)
-	for i, ev := range s.keys {
-		if keys[i], err = ev.eval(data); err != nil {
-			return err
-		}
+	order, err := s.sortedOrder(data)
+	if err != nil {
+		data.Release()
+		return err
 	}
+	if s.plan.Bound > 0 && int64(len(order)) > s.plan.Bound {
+		order = order[:s.plan.Bound]
+	}
+	s.out.data, s.out.order = data, order
+	return nil
+}
+
+// sortedOrder returns the row indexes of data in sort order.
+func (s *sortOp) sortedOrder(data arrow.RecordBatch) ([]int32, error) {
+	keys, err := s.evalKeys(data)
+	if err != nil {
+		return nil, err
+	}
+	defer releaseAll(keys)
 	cmps := make([]func(a, b int32) int, len(keys))
 	for i, k := range s.plan.Keys {
 		cmps[i] = keyComparator(keys[i], k)
 	}
-	order := make([]int32, n)
+	order := make([]int32, data.NumRows())
 	for i := range order {
 		order[i] = int32(i)
 	}
@@ -134,11 +147,291 @@ func (s *sortOp) sortInput(ctx context.Context) error {
 		}
 		return 0
 	})
-	if s.plan.Bound > 0 && int64(len(order)) > s.plan.Bound {
-		order = order[:s.plan.Bound]
+	return order, nil
+}
+
+func (s *sortOp) evalKeys(b arrow.RecordBatch) ([]arrow.Array, error) {
+	keys := make([]arrow.Array, len(s.keys))
+	for i, ev := range s.keys {
+		k, err := ev.eval(b)
+		if err != nil {
+			releaseAll(keys)
+			return nil, err
+		}
+		keys[i] = k
 	}
-	s.out.order = order
+	return keys, nil
+}
+
+// maxTopN bounds the LIMIT for which Sort keeps only the best rows seen
+// so far instead of sorting its whole input.
+const maxTopN = 1 << 16
+
+// topN keeps the best Bound rows seen so far. It runs a bounded max-heap
+// (worst kept row on top) over rows of two sources: the rows kept from
+// earlier batches and the current batch. Each input row costs one
+// comparison with the heap top; only rows that beat it are sifted in
+// (log Bound comparisons), as in PostgreSQL's bounded heapsort. After each
+// batch the surviving rows are gathered into a new kept batch.
+func (s *sortOp) topN(ctx context.Context) error {
+	bound := int(s.plan.Bound)
+	var kept arrow.RecordBatch // unsorted best rows so far
+	var keptKeys []arrow.Array
+	release := func() {
+		releaseAll(keptKeys)
+		keptKeys = nil
+		if kept != nil {
+			kept.Release()
+			kept = nil
+		}
+	}
+	s.out = &sortedRows{}
+	for {
+		b, err := s.child.Next(ctx)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			release()
+			return err
+		}
+		keys, err := s.evalKeys(b)
+		if err != nil {
+			b.Release()
+			release()
+			return err
+		}
+		h := &topHeap{cmp: entryComparator(keptKeys, keys, s.plan.Keys)}
+		if kept != nil {
+			for r := int32(0); r < int32(kept.NumRows()); r++ {
+				h.push(topEntry{src: 0, row: r})
+			}
+		}
+		took := false
+		for r := int32(0); r < int32(b.NumRows()); r++ {
+			e := topEntry{src: 1, row: r}
+			if len(h.items) < bound {
+				h.push(e)
+				took = true
+			} else if h.cmp(e, h.items[0]) < 0 {
+				h.items[0] = e
+				h.down(0)
+				took = true
+			}
+		}
+		releaseAll(keys)
+		if !took {
+			b.Release()
+			continue
+		}
+		var fromKept, fromBatch []int32
+		for _, e := range h.items {
+			if e.src == 0 {
+				fromKept = append(fromKept, e.row)
+			} else {
+				fromBatch = append(fromBatch, e.row)
+			}
+		}
+		parts := []arrow.RecordBatch{takeBatch(b, fromBatch)}
+		b.Release()
+		if kept != nil && len(fromKept) > 0 {
+			parts = append(parts, takeBatch(kept, fromKept))
+		}
+		release()
+		kept, err = concatBatches(parts)
+		for _, p := range parts {
+			p.Release()
+		}
+		if err != nil {
+			return err
+		}
+		if keptKeys, err = s.evalKeys(kept); err != nil {
+			release()
+			return err
+		}
+	}
+	if kept == nil {
+		return nil
+	}
+	order, err := s.sortedOrder(kept)
+	if err != nil {
+		release()
+		return err
+	}
+	releaseAll(keptKeys)
+	s.out.data, s.out.order = kept, order
 	return nil
+}
+
+// topEntry names a row of the kept rows (src 0) or of the current batch
+// (src 1).
+type topEntry struct {
+	src uint8
+	row int32
+}
+
+// topHeap is a max-heap of entries in sort order: the worst row on top.
+type topHeap struct {
+	items []topEntry
+	cmp   func(a, b topEntry) int
+}
+
+func (h *topHeap) push(e topEntry) {
+	h.items = append(h.items, e)
+	i := len(h.items) - 1
+	for i > 0 {
+		p := (i - 1) / 2
+		if h.cmp(h.items[i], h.items[p]) <= 0 {
+			break
+		}
+		h.items[i], h.items[p] = h.items[p], h.items[i]
+		i = p
+	}
+}
+
+func (h *topHeap) down(i int) {
+	n := len(h.items)
+	for {
+		l := 2*i + 1
+		if l >= n {
+			return
+		}
+		c := l
+		if r := l + 1; r < n && h.cmp(h.items[r], h.items[l]) > 0 {
+			c = r
+		}
+		if h.cmp(h.items[c], h.items[i]) <= 0 {
+			return
+		}
+		h.items[i], h.items[c] = h.items[c], h.items[i]
+		i = c
+	}
+}
+
+// entryComparator orders entries of the two sources under the sort keys.
+// keptKeys may be nil (no rows kept yet).
+func entryComparator(keptKeys, batchKeys []arrow.Array, keys []nodes.SortKey) func(a, b topEntry) int {
+	cmps := make([]func(a, b topEntry) int, len(keys))
+	for k, key := range keys {
+		src := [2]arrow.Array{nil, batchKeys[k]}
+		if keptKeys != nil {
+			src[0] = keptKeys[k]
+		}
+		cmps[k] = twoSourceComparator(src, key)
+	}
+	if len(cmps) == 1 {
+		return cmps[0]
+	}
+	return func(a, b topEntry) int {
+		for _, c := range cmps {
+			if r := c(a, b); r != 0 {
+				return r
+			}
+		}
+		return 0
+	}
+}
+
+func twoSourceComparator(src [2]arrow.Array, k nodes.SortKey) func(a, b topEntry) int {
+	t := k.Expr.Type()
+	var valid [2][]byte
+	for i, a := range src {
+		if a != nil {
+			valid[i] = validity(a)
+		}
+	}
+	var cmp func(a, b topEntry) int
+	switch t.ID {
+	case types.Int8, types.Timestamp, types.TimestampTZ:
+		cmp = typedTwoSource[int64](src)
+	case types.Int4, types.Date:
+		cmp = typedTwoSource[int32](src)
+	case types.Int2:
+		cmp = typedTwoSource[int16](src)
+	default:
+		cmp = func(a, b topEntry) int {
+			return types.Compare(t, DatumAt(src[a.src], t, int(a.row)), DatumAt(src[b.src], t, int(b.row)))
+		}
+	}
+	desc, nullsFirst := k.Desc, k.NullsFirst
+	hasNulls := valid[0] != nil || valid[1] != nil
+	return func(a, b topEntry) int {
+		if hasNulls {
+			an, bn := !isValid(valid[a.src], int(a.row)), !isValid(valid[b.src], int(b.row))
+			if an || bn {
+				switch {
+				case an && bn:
+					return 0
+				case an == nullsFirst:
+					return -1
+				default:
+					return 1
+				}
+			}
+		}
+		r := cmp(a, b)
+		if desc {
+			return -r
+		}
+		return r
+	}
+}
+
+func typedTwoSource[T int16 | int32 | int64](src [2]arrow.Array) func(a, b topEntry) int {
+	var v [2][]T
+	for i, a := range src {
+		if a != nil {
+			v[i] = valuesOf[T](a)
+		}
+	}
+	return func(a, b topEntry) int { return cmpOrdered(v[a.src][a.row], v[b.src][b.row]) }
+}
+
+// crossComparator compares row i of a with row j of b under one sort key
+// (a and b hold the same key expression over different batches).
+func crossComparator(a, b arrow.Array, k nodes.SortKey) func(i, j int32) int {
+	t := k.Expr.Type()
+	va, vb := validity(a), validity(b)
+	var cmp func(i, j int32) int
+	switch t.ID {
+	case types.Int8, types.Timestamp, types.TimestampTZ:
+		x, y := valuesOf[int64](a), valuesOf[int64](b)
+		cmp = func(i, j int32) int { return cmpOrdered(x[i], y[j]) }
+	case types.Int4, types.Date:
+		x, y := valuesOf[int32](a), valuesOf[int32](b)
+		cmp = func(i, j int32) int { return cmpOrdered(x[i], y[j]) }
+	case types.Int2:
+		x, y := valuesOf[int16](a), valuesOf[int16](b)
+		cmp = func(i, j int32) int { return cmpOrdered(x[i], y[j]) }
+	case types.Text, types.Varchar:
+		x, y := a.(*array.String), b.(*array.String)
+		cmp = func(i, j int32) int { return strings.Compare(x.Value(int(i)), y.Value(int(j))) }
+	default:
+		cmp = func(i, j int32) int {
+			return types.Compare(t, DatumAt(a, t, int(i)), DatumAt(b, t, int(j)))
+		}
+	}
+	desc, nullsFirst := k.Desc, k.NullsFirst
+	return func(i, j int32) int {
+		if va != nil || vb != nil {
+			an, bn := !isValid(va, int(i)), !isValid(vb, int(j))
+			if an || bn {
+				switch {
+				case an && bn:
+					return 0
+				case an == nullsFirst:
+					return -1
+				default:
+					return 1
+				}
+			}
+		}
+		r := cmp(i, j)
+		if desc {
+			return -r
+		}
+		return r
+	}
 }
 
 // concatBatches joins batches of one schema into one batch.
