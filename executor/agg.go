@@ -37,7 +37,7 @@ type aggOp struct {
 	schema *arrow.Schema
 
 	intKeys  *intTable // single integer-like key
-	nullKey  int32           // group of the NULL key (-1 none yet)
+	nullKey  int32     // group of the NULL key (-1 none yet)
 	strKeys  map[string]int32
 	keyVals  [][]any // per group, the key datums
 	ngroups  int

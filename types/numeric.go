@@ -665,62 +665,6 @@ func powTruncated(x *apd.BigInt, xExp10 int64, n uint64, precision int64) (*apd.
 	}
 }
 
-// powerGeneral is a^b = exp(b * ln a) for exponents that are not int32
-// integers, with power_var's scale rule: 16 significant digits by a
-// double-precision estimate of the result's magnitude, at least the input
-// scales, at most 1000.
-func powerGeneral(a, b *apd.Decimal) (*apd.Decimal, error) {
-	if numericSign(a) == 0 {
-		return buildNumeric(new(apd.BigInt), numericMinSigDigits), nil
-	}
-	negate := false
-	if a.Negative {
-		if !isIntegral(b) {
-			return nil, errComplexPower()
-		}
-		negate = isOddInteger(b)
-	}
-	absA := NumericAbs(a)
-	estimate := apd.BaseContext.WithPrecision(20)
-	lnA, product := new(apd.Decimal), new(apd.Decimal)
-	if _, err := estimate.Ln(lnA, absA); err != nil {
-		return nil, errNumericOverflow()
-	}
-	if _, err := estimate.Mul(product, lnA, b); err != nil {
-		return nil, errNumericOverflow()
-	}
-	lnResult, _ := product.Float64()
-	if math.Abs(lnResult) > numericMaxResultScale*3.01 {
-		if lnResult > 0 {
-			return nil, errNumericOverflow()
-		}
-		return buildNumeric(new(apd.BigInt), numericMaxDisplayScale), nil
-	}
-	resultWeight := int64(lnResult * 0.434294481903252) // truncated, like C's (int)
-	rscale := int64(numericMinSigDigits) - resultWeight
-	rscale = max(rscale, int64(numericScale(a)), int64(numericScale(b)), 0)
-	rscale = min(rscale, numericMaxDisplayScale)
-
-	precision := uint32(max(rscale+resultWeight, 0) + 25)
-	exact := apd.BaseContext.WithPrecision(precision)
-	exact.Rounding = apd.RoundHalfEven
-	result := new(apd.Decimal)
-	if _, err := exact.Ln(lnA, absA); err != nil {
-		return nil, errNumericOverflow()
-	}
-	if _, err := exact.Mul(product, lnA, b); err != nil {
-		return nil, errNumericOverflow()
-	}
-	if _, err := exact.Exp(result, product); err != nil {
-		return nil, errNumericOverflow()
-	}
-	rounded := scaleTo(&result.Coeff, int64(result.Exponent), int32(rscale))
-	if negate {
-		rounded.Neg(rounded)
-	}
-	return makeNumeric(rounded, int32(rscale))
-}
-
 // parseNumeric is numeric_in with t's typmod: blanks; NaN, [+-]Infinity or
 // [+-]inf in any case; or digits with an optional point and exponent;
 // blanks. The display scale is the number of fraction digits minus the
