@@ -159,7 +159,12 @@ func fixPosition(err error, text string) error {
 	return &c
 }
 
+// beforeDispatch is a test seam: tests make it panic to check that a panic
+// inside the engine becomes XX000 and leaves the session usable.
+var beforeDispatch = func(text string) {}
+
 func (s *Session) dispatch(ctx context.Context, stmt *pg.Node, text string) (*Rows, error) {
+	beforeDispatch(text)
 	switch x := stmt.Node.(type) {
 	case *pg.Node_SelectStmt, *pg.Node_InsertStmt, *pg.Node_UpdateStmt, *pg.Node_DeleteStmt:
 		return s.runQuery(ctx, stmt)
