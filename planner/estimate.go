@@ -10,6 +10,7 @@ import (
 	"math"
 
 	"github.com/pgfed/pgfed/nodes"
+	"github.com/pgfed/pgfed/storage"
 	"github.com/pgfed/pgfed/types"
 )
 
@@ -19,7 +20,79 @@ const (
 	rowsPerPage     = 100
 )
 
-func selectivity(e nodes.Expr) float64 {
+// colStats returns the statistics of the input column an expression's
+// ColumnRef names, or nil when unknown.
+type colStats func(idx int) *storage.ColumnStats
+
+// scanStats resolves a scan's input columns to its table's statistics.
+func scanStats(s *nodes.SeqScan) colStats {
+	st := s.Table.Stats()
+	return func(idx int) *storage.ColumnStats {
+		if st == nil || idx >= len(s.Columns) {
+			return nil
+		}
+		return &st[s.Columns[idx]]
+	}
+}
+
+func selectivity(e nodes.Expr) float64 { return selectivityWith(e, nil) }
+
+func selectivityWith(e nodes.Expr, cs colStats) float64 {
+	stat := func(x nodes.Expr) *storage.ColumnStats {
+		if c, ok := x.(*nodes.ColumnRef); ok && cs != nil {
+			return cs(c.Index)
+		}
+		return nil
+	}
+	switch x := e.(type) {
+	case *nodes.OpExpr:
+		if x.Op == "=" || x.Op == "<>" {
+			st := stat(x.Left)
+			if _, isConst := x.Right.(*nodes.Const); st == nil || !isConst {
+				if st = stat(x.Right); st != nil {
+					if _, isConst = x.Left.(*nodes.Const); !isConst {
+						st = nil
+					}
+				}
+			}
+			if st != nil {
+				eq := (1 - st.NullFrac) / st.NDistinct
+				if x.Op == "=" {
+					return eq
+				}
+				return 1 - st.NullFrac - eq
+			}
+		}
+	case *nodes.NullTest:
+		if st := stat(x.Arg); st != nil {
+			if x.IsNot {
+				return 1 - st.NullFrac
+			}
+			return st.NullFrac
+		}
+	case *nodes.BoolExpr:
+		switch x.Op {
+		case nodes.And:
+			s := 1.0
+			for _, a := range x.Args {
+				s *= selectivityWith(a, cs)
+			}
+			return s
+		case nodes.Or:
+			s := 0.0
+			for _, a := range x.Args {
+				sa := selectivityWith(a, cs)
+				s = s + sa - s*sa
+			}
+			return s
+		default:
+			return 1 - selectivityWith(x.Args[0], cs)
+		}
+	}
+	return defaultSelectivity(e)
+}
+
+func defaultSelectivity(e nodes.Expr) float64 {
 	switch x := e.(type) {
 	case nil:
 		return 1
@@ -148,10 +221,7 @@ func estimate(p nodes.Plan) {
 		if n.Strategy == nodes.AggPlain {
 			rows = 1
 		} else {
-			rows = math.Max(1, math.Min(200, cb.Rows/10))
-			if cb.Rows < 200 {
-				rows = math.Max(1, cb.Rows)
-			}
+			rows = groupEstimate(n, cb.Rows)
 		}
 		total = startup + rows*cpuTupleCost
 	case *nodes.Sort:
@@ -180,7 +250,11 @@ func estimate(p nodes.Plan) {
 	}
 	if _, isScan := p.(*nodes.SeqScan); isScan || b.Filter != nil {
 		if b.Filter != nil {
-			rows *= selectivity(b.Filter)
+			var cs colStats
+			if s, ok := p.(*nodes.SeqScan); ok {
+				cs = scanStats(s)
+			}
+			rows *= selectivityWith(b.Filter, cs)
 			if _, isScan := p.(*nodes.SeqScan); !isScan {
 				total += rows * cpuOperatorCost
 			}
@@ -192,6 +266,35 @@ func estimate(p nodes.Plan) {
 	}
 	b.StartupCost, b.TotalCost = round2(startup), round2(math.Max(total, startup))
 	b.Width = width(b.Out)
+}
+
+// groupEstimate estimates the groups of a hashed Agg: the product of the
+// keys' distinct counts when they are columns of a scanned table, else
+// PostgreSQL's default of 200 (capped by the input rows).
+func groupEstimate(n *nodes.Agg, inRows float64) float64 {
+	groups := 1.0
+	scan, ok := n.Child.(*nodes.SeqScan)
+	var cs colStats
+	if ok {
+		cs = scanStats(scan)
+	}
+	for _, k := range n.GroupKeys {
+		c, isCol := k.(*nodes.ColumnRef)
+		var st *storage.ColumnStats
+		if isCol && cs != nil {
+			st = cs(c.Index)
+		}
+		if st == nil {
+			groups *= 200
+			continue
+		}
+		nd := st.NDistinct
+		if st.NullFrac > 0 {
+			nd++
+		}
+		groups *= nd
+	}
+	return math.Max(1, math.Min(groups, math.Max(inRows, 1)))
 }
 
 func round2(f float64) float64 { return math.Round(f*100) / 100 }

@@ -45,6 +45,7 @@ type Table struct {
 	children []*Table
 	batches  []arrow.RecordBatch
 	rows     int64
+	stats    []ColumnStats // nil until computed, reset by writes
 }
 
 // NewTable makes an empty table.
@@ -105,6 +106,7 @@ func (t *Table) TotalRows() int64 {
 func (t *Table) Append(bs ...arrow.RecordBatch) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	t.stats = nil
 	for _, b := range bs {
 		if b.NumRows() == 0 {
 			b.Release()
@@ -122,6 +124,7 @@ func (t *Table) Replace(bs []arrow.RecordBatch) {
 	old := t.batches
 	t.batches = nil
 	t.rows = 0
+	t.stats = nil
 	for _, b := range bs {
 		if b.NumRows() == 0 {
 			b.Release()

@@ -1,0 +1,59 @@
+package storage
+
+import (
+	"math"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/pgfed/pgfed/types"
+)
+
+// TestColumnStats checks the distinct and NULL estimates on small (fully
+// read) and large (sampled) tables, including periodic data that evenly
+// spaced sampling would alias.
+func TestColumnStats(t *testing.T) {
+	for _, tc := range []struct {
+		name         string
+		rows         int
+		value        func(i int) (int32, bool) // value, valid
+		wantDistinct float64
+		wantNullFrac float64
+		tolerance    float64 // relative
+	}{
+		{"small exact", 1000, func(i int) (int32, bool) { return int32(i % 7), true }, 7, 0, 0},
+		{"periodic sampled", 1_000_000, func(i int) (int32, bool) { return int32(i % 100), true }, 100, 0, 0},
+		{"unique sampled", 1_000_000, func(i int) (int32, bool) { return int32(i), true }, 1_000_000, 0, 0.01},
+		{"quarter nulls", 200_000, func(i int) (int32, bool) { return int32(i % 10), i%4 != 0 }, 10, 0.25, 0.05},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tbl := NewTable("public", "t", []Column{{Name: "a", Type: types.Int4T}})
+			b := array.NewInt32Builder(memory.DefaultAllocator)
+			for i := 0; i < tc.rows; i++ {
+				v, ok := tc.value(i)
+				if ok {
+					b.Append(v)
+				} else {
+					b.AppendNull()
+				}
+			}
+			arr := b.NewArray()
+			b.Release()
+			tbl.Append(array.NewRecordBatch(tbl.ArrowSchema(), []arrow.Array{arr}, int64(tc.rows)))
+			arr.Release()
+			st := tbl.Stats()
+			if got := st[0].NDistinct; math.Abs(got-tc.wantDistinct) > tc.tolerance*tc.wantDistinct {
+				t.Errorf("NDistinct = %v, want %v", got, tc.wantDistinct)
+			}
+			if got := st[0].NullFrac; math.Abs(got-tc.wantNullFrac) > 0.02 {
+				t.Errorf("NullFrac = %v, want %v", got, tc.wantNullFrac)
+			}
+			tbl.Replace(nil)
+			if tbl.Stats() != nil {
+				t.Errorf("stats of an emptied table should be nil")
+			}
+		})
+	}
+}
