@@ -210,12 +210,18 @@ func compileFunc(x *nodes.FuncExpr, ec *ExecContext) (evaluator, error) {
 		fn = func(a []any) (any, error) { return types.DateTrunc(a[0].(string), t, a[1].(int64)) }
 	case "extract":
 		t := x.Args[1].Type()
-		fn = func(a []any) (any, error) { return types.Extract(a[0].(string), t, a[1]) }
+		fn = func(a []any) (any, error) {
+			d, err := types.Extract(a[0].(string), t, a[1])
+			if err != nil || d == nil { // NULL for e.g. hour of 'infinity'
+				return nil, err
+			}
+			return d, nil
+		}
 	case "date_part":
 		t := x.Args[1].Type()
 		fn = func(a []any) (any, error) {
 			d, err := types.Extract(a[0].(string), t, a[1])
-			if err != nil {
+			if err != nil || d == nil {
 				return nil, err
 			}
 			f, err := d.Float64()

@@ -408,7 +408,7 @@ func (d *dtDecoder) decodeDateField(text string) (fieldMask, dtError) {
 			return 0, err
 		}
 		d.zone = zone
-		tmask, _, err := d.decodeRunTogether(text[:dash], d.fmask)
+		tmask, err := d.decodeRunTogether(text[:dash], d.fmask)
 		if err != dtOK {
 			return 0, err
 		}
@@ -435,12 +435,10 @@ func (d *dtDecoder) decodeNumberField(text string) (fieldMask, dtError) {
 		return d.decodeDate(text, d.fmask)
 	case point > 2:
 		// A run-together date or time with a fraction: 20011225.5, 040506.789
-		tmask, _, err := d.decodeRunTogether(text, d.fmask)
-		return tmask, err
+		return d.decodeRunTogether(text, d.fmask)
 	case len(text) >= 6 && (d.fmask&maskDate == 0 || d.fmask&maskTime == 0):
 		// yyyymmdd or hhmmss; five digits or fewer is a year or the like.
-		tmask, _, err := d.decodeRunTogether(text, d.fmask)
-		return tmask, err
+		return d.decodeRunTogether(text, d.fmask)
 	}
 	return d.decodeNumber(text, d.haveTextMonth, d.fmask)
 }
@@ -507,7 +505,7 @@ func (d *dtDecoder) decodeLabeledNumber(text string) (fieldMask, dtError) {
 		}
 	case unitISOTime:
 		var err dtError
-		tmask, _, err = d.decodeRunTogether(text, d.fmask|maskDate)
+		tmask, err = d.decodeRunTogether(text, d.fmask|maskDate)
 		if err != dtOK {
 			return 0, err
 		}
@@ -698,8 +696,7 @@ func (d *dtDecoder) decodeNumber(text string, haveTextMonth bool, fmask fieldMas
 		}
 		// More than two digits before a point: a date or run-together time.
 		if len(text)-len(rest) > 2 {
-			tmask, _, err := d.decodeRunTogether(text, fmask|maskDate)
-			return tmask, err
+			return d.decodeRunTogether(text, fmask|maskDate)
 		}
 		usec, err := parseFractionalSecond(rest)
 		if err != dtOK {
@@ -745,8 +742,7 @@ func (d *dtDecoder) decodeNumber(text string, haveTextMonth bool, fmask fieldMas
 	case maskMonth | maskDay:
 		d.year, tmask = val, maskYear
 	case maskDate:
-		tmask, _, err := d.decodeRunTogether(text, fmask)
-		return tmask, err
+		return d.decodeRunTogether(text, fmask)
 	default:
 		return 0, dtBadFormat
 	}
@@ -758,17 +754,17 @@ func (d *dtDecoder) decodeNumber(text string, haveTextMonth bool, fmask fieldMas
 
 // decodeRunTogether is DecodeNumberField: digits that hold a whole date
 // (yyyymmdd, yymmdd) or time (hhmmss, hhmm), maybe with a fraction of a
-// second. isDate tells which was found.
-func (d *dtDecoder) decodeRunTogether(text string, fmask fieldMask) (tmask fieldMask, isDate bool, err dtError) {
+// second.
+func (d *dtDecoder) decodeRunTogether(text string, fmask fieldMask) (fieldMask, dtError) {
 	for i := 0; i < len(text); i++ {
 		if !isDigit(text[i]) && text[i] != '.' {
-			return 0, false, dtBadFormat
+			return 0, dtBadFormat
 		}
 	}
 	if point := strings.IndexByte(text, '.'); point >= 0 {
 		usec, err := parseFractionalSecond(text[point:])
 		if err != dtOK {
-			return 0, false, err
+			return 0, err
 		}
 		d.usec = usec
 		text = text[:point]
@@ -780,19 +776,19 @@ func (d *dtDecoder) decodeRunTogether(text string, fmask fieldMask) (tmask field
 		if n-4 == 2 {
 			d.is2Digits = true
 		}
-		return maskDate, true, dtOK
+		return maskDate, dtOK
 	}
 	if fmask&maskTime != maskTime {
 		switch len(text) {
 		case 6:
 			d.hour, d.minute, d.second = atoi(text[:2]), atoi(text[2:4]), atoi(text[4:])
-			return maskTime, false, dtOK
+			return maskTime, dtOK
 		case 4:
 			d.hour, d.minute, d.second = atoi(text[:2]), atoi(text[2:]), 0
-			return maskTime, false, dtOK
+			return maskTime, dtOK
 		}
 	}
-	return 0, false, dtBadFormat
+	return 0, dtBadFormat
 }
 
 // decodeTime is DecodeTime: hh:mm, hh:mm:ss, hh:mm:ss.fff, or mm:ss.fff.

@@ -17,6 +17,11 @@
 //	date                          int32, days since 1970-01-01
 //	timestamp, timestamptz        int64, microseconds since 1970-01-01 00:00:00 (UTC for timestamptz)
 //
+// 'infinity' and '-infinity' are the extreme values of those Go types
+// (DatePosInfinity, TimestampNegInfinity, ...). Counting microseconds from
+// 1970 rather than 2000 makes timestamps end in 292277 instead of
+// PostgreSQL's 294276.
+//
 // The session time zone is UTC, so timestamptz is written with "+00".
 //
 // Arrow mapping (ArrowType): boolean=Boolean, smallint=Int16, integer=Int32,

@@ -3,6 +3,7 @@ package types
 import (
 	"math"
 	"math/big"
+	"math/bits"
 	"strconv"
 
 	"github.com/pgfed/pgfed/pgerr"
@@ -72,13 +73,9 @@ func appendFloat(buf []byte, v float64, bitSize int) []byte {
 //
 // PostgreSQL's Ryu code does not accept a decimal lying exactly halfway to
 // a neighbouring value, although it would read back as v under
-// round-half-even; Go's strconv accepts it. Such a halfway decimal can only
-// be short when v's unit in the last place is at least 1, so those values
-// are worked out exactly instead.
+// round-half-even; Go's strconv accepts it. When strconv's answer could be
+// such a halfway point, the digits are worked out exactly instead.
 func shortestDigits(dst []byte, v float64, bitSize int) ([]byte, int) {
-	if (bitSize == 64 && v >= 1<<52) || (bitSize == 32 && v >= 1<<23) {
-		return exactShortestDigits(dst, v, bitSize)
-	}
 	sci := strconv.AppendFloat(dst, v, 'e', -1, bitSize) // d.ddde±XX
 	mark := len(sci) - 1
 	for sci[mark] != 'e' {
@@ -95,26 +92,57 @@ func shortestDigits(dst []byte, v float64, bitSize int) ([]byte, int) {
 	if mark > 2 {
 		digits = append(digits, sci[2:mark]...) // drop the point, in place
 	}
+	if mayBeHalfwayPoint(digits, exp, v, bitSize) {
+		return exactShortestDigits(dst[:0], v, bitSize)
+	}
 	return digits, exp
 }
 
-// exactShortestDigits is shortestDigits for v >= 2^52 (2^23 for real),
+// floatParts splits v > 0 into mantissa * 2^exp2; powerOfTwo reports a
+// mantissa with no fraction bits, whose lower neighbour is nearer.
+func floatParts(v float64, bitSize int) (mantissa uint64, exp2 int, powerOfTwo bool) {
+	if bitSize == 64 {
+		raw := math.Float64bits(v)
+		fraction, biased := raw&(1<<52-1), int(raw>>52)
+		if biased == 0 {
+			return fraction, -1074, false
+		}
+		return fraction | 1<<52, biased - 1075, fraction == 0 && biased > 1
+	}
+	raw := math.Float32bits(float32(v))
+	fraction, biased := uint64(raw&(1<<23-1)), int(raw>>23)
+	if biased == 0 {
+		return fraction, -149, false
+	}
+	return fraction | 1<<23, biased - 150, fraction == 0 && biased > 1
+}
+
+// mayBeHalfwayPoint is a cheap necessary condition for the decimal
+// digits * 10^(exp-len+1) to equal a point halfway between v and a
+// neighbour, (2m±1) * 2^(exp2-1) (or (4m-1) * 2^(exp2-2) below a power of
+// two): the powers of two dividing both sides must agree.
+func mayBeHalfwayPoint(digits []byte, exp int, v float64, bitSize int) bool {
+	var d uint64
+	for _, c := range digits {
+		d = d*10 + uint64(c-'0')
+	}
+	if d == 0 {
+		return false
+	}
+	_, exp2, powerOfTwo := floatParts(v, bitSize)
+	if exp2 < 0 {
+		return false // the halfway points are not short decimals then
+	}
+	twos := bits.TrailingZeros64(d) + exp - (len(digits) - 1)
+	return twos == exp2-1 || (powerOfTwo && twos == exp2-2)
+}
+
+// exactShortestDigits is shortestDigits done with exact integers, for v
 // whose value, neighbours and halfway points are all integers. Among the
 // numbers with the fewest significant digits strictly between the halfway
 // points it picks the one nearest v, ties to even, as Ryu does.
 func exactShortestDigits(dst []byte, v float64, bitSize int) ([]byte, int) {
-	var mantissa uint64
-	var exp2 int
-	var powerOfTwo bool // the gap below v is then half the gap above
-	if bitSize == 64 {
-		bits := math.Float64bits(v)
-		fraction := bits & (1<<52 - 1)
-		mantissa, exp2, powerOfTwo = fraction|1<<52, int(bits>>52)-1075, fraction == 0
-	} else {
-		bits := math.Float32bits(float32(v))
-		fraction := bits & (1<<23 - 1)
-		mantissa, exp2, powerOfTwo = uint64(fraction|1<<23), int(bits>>23)-150, fraction == 0
-	}
+	mantissa, exp2, powerOfTwo := floatParts(v, bitSize)
 	// Work in quarters of 2^exp2 so that both halfway points are integers.
 	scaled := func(quarters uint64) *big.Int {
 		n := new(big.Int).SetUint64(quarters)
@@ -141,8 +169,8 @@ func exactShortestDigits(dst []byte, v float64, bitSize int) ([]byte, int) {
 	var best *big.Int
 	bestK := k
 	for ; ; k++ {
-		quotient, remainder := new(big.Int).QuoRem(center, unit, new(big.Int))
-		down := new(big.Int).Mul(quotient, unit)
+		q, remainder := new(big.Int).QuoRem(center, unit, new(big.Int))
+		down := new(big.Int).Mul(q, unit)
 		up := new(big.Int).Add(down, unit)
 		downInside, upInside := inside(down), inside(up)
 		var choice *big.Int
@@ -151,19 +179,19 @@ func exactShortestDigits(dst []byte, v float64, bitSize int) ([]byte, int) {
 			// Nearest to v; an exact tie goes to the even quotient.
 			switch remainder.Lsh(remainder, 1).Cmp(unit) {
 			case -1:
-				choice = quotient
+				choice = q
 			case 1:
-				choice = quotient.Add(quotient, big.NewInt(1))
+				choice = q.Add(q, big.NewInt(1))
 			default:
-				if quotient.Bit(0) == 1 {
-					quotient.Add(quotient, big.NewInt(1))
+				if q.Bit(0) == 1 {
+					q.Add(q, big.NewInt(1))
 				}
-				choice = quotient
+				choice = q
 			}
 		case downInside:
-			choice = quotient
+			choice = q
 		case upInside:
-			choice = quotient.Add(quotient, big.NewInt(1))
+			choice = q.Add(q, big.NewInt(1))
 		}
 		if choice == nil {
 			break
