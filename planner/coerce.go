@@ -195,6 +195,9 @@ func coerce(e nodes.Expr, t types.T, ctx types.CastContext) (nodes.Expr, error) 
 		if c.Value == nil {
 			return &nodes.Const{T: t}, nil
 		}
+		if rel := relativeTime(c.Value.(string), t); rel != nil {
+			return rel, nil
+		}
 		if ctx == types.CastExplicit && (t.Len >= 0 || t.Precision > 0) {
 			// 'abcdef'::varchar(3) is an explicit cast: read the literal as
 			// the unconstrained type, then apply the modifier as CAST does
@@ -237,6 +240,40 @@ func coerce(e nodes.Expr, t types.T, ctx types.CastContext) (nodes.Expr, error) 
 		return &nodes.Const{T: t, Value: v}, nil
 	}
 	return &nodes.Cast{Arg: e, T: t, Explicit: ctx == types.CastExplicit}, nil
+}
+
+// relativeTime turns the special inputs 'now', 'today', 'tomorrow' and
+// 'yesterday' of date/time types into expressions over the statement's
+// timestamp (the value package types cannot know it).
+func relativeTime(s string, t types.T) nodes.Expr {
+	if !t.IsDatetime() {
+		return nil
+	}
+	now := &nodes.FuncExpr{Name: "now", T: types.TimestampTZT}
+	day := func(offset int64) nodes.Expr {
+		var d nodes.Expr = &nodes.Cast{Arg: now, T: types.DateT}
+		if offset != 0 {
+			d = &nodes.OpExpr{Op: "+", Left: d, Right: &nodes.Const{T: types.Int4T, Value: offset}, T: types.DateT}
+		}
+		if t.ID == types.Date {
+			return d
+		}
+		return &nodes.Cast{Arg: d, T: t}
+	}
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "now":
+		if t.ID == types.TimestampTZ {
+			return now
+		}
+		return &nodes.Cast{Arg: now, T: t}
+	case "today":
+		return day(0)
+	case "tomorrow":
+		return day(1)
+	case "yesterday":
+		return day(-1)
+	}
+	return nil
 }
 
 func errCannotCoerce(from, to types.T, ctx types.CastContext) error {
