@@ -142,6 +142,7 @@ func (r *Rows) closeOp() {
 		if err := r.guard(op.Close); err != nil && r.err == nil {
 			r.err = err
 		}
+		r.ec.Release()
 	}
 	if r.cancel != nil {
 		r.cancel()

@@ -45,8 +45,10 @@ func (a *appendOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
 		}
 		b, err := kid.Next(ctx)
 		if err == io.EOF {
-			kid.Close()
 			a.kids[a.cur] = nil
+			if err := kid.Close(); err != nil {
+				return nil, err
+			}
 			a.cur++
 			a.opened = false
 			continue

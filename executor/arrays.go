@@ -52,10 +52,13 @@ func andValidity(arrs ...arrow.Array) ([]byte, int) {
 		if v == nil {
 			continue
 		}
+		// Bitmaps may be longer than needed (builders pad them); only the
+		// bytes covering n rows count.
 		n = a.Len()
+		nbytes := int(bitutil.BytesForBits(int64(n)))
 		if out == nil {
-			out = make([]byte, len(v))
-			copy(out, v)
+			out = make([]byte, nbytes)
+			copy(out, v[:nbytes])
 			continue
 		}
 		for i := range out {

@@ -32,7 +32,9 @@ func compileExpr(e nodes.Expr, ec *ExecContext) (evaluator, error) {
 	case *nodes.ColumnRef:
 		return &columnEval{idx: x.Index}, nil
 	case *nodes.Const:
-		return &constEval{t: x.T, v: x.Value}, nil
+		c := &constEval{t: x.T, v: x.Value}
+		ec.consts = append(ec.consts, c)
+		return c, nil
 	case *nodes.BoolExpr:
 		args, err := compileExprs(x.Args, ec)
 		if err != nil {
@@ -140,7 +142,11 @@ func compileExprs(es []nodes.Expr, ec *ExecContext) ([]evaluator, error) {
 // EvalConst evaluates an expression without input columns (LIMIT counts,
 // VALUES rows, DEFAULTs) to a datum.
 func EvalConst(e nodes.Expr, ec *ExecContext) (any, error) {
-	ev, err := compileExpr(e, ec)
+	// A private context, so that the constants compiled here are released
+	// here and not kept for the whole statement.
+	sub := &ExecContext{Now: ec.Now, BatchSize: ec.BatchSize}
+	defer sub.Release()
+	ev, err := compileExpr(e, sub)
 	if err != nil {
 		return nil, err
 	}

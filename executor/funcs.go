@@ -23,8 +23,9 @@ func compileFunc(x *nodes.FuncExpr, ec *ExecContext) (evaluator, error) {
 	var fn func(a []any) (any, error)
 	switch x.Name {
 	case "now", "current_timestamp", "statement_timestamp", "transaction_timestamp":
-		now := ec.Now
-		return &constEval{t: x.T, v: now}, nil
+		c := &constEval{t: x.T, v: ec.Now}
+		ec.consts = append(ec.consts, c)
+		return c, nil
 	case "abs":
 		fn = func(a []any) (any, error) {
 			switch v := a[0].(type) {

@@ -332,10 +332,14 @@ func (m *modifyTable) updateOrDelete(ctx context.Context) error {
 		if st := m.scanStats[leaf]; st != nil {
 			st.Loops++
 		}
-		for _, b := range leaf.Snapshot() {
+		batches := leaf.Snapshot()
+		for i, b := range batches {
 			err := m.modifyBatch(ctx, pend, leaf, b)
 			b.Release()
 			if err != nil {
+				for _, rest := range batches[i+1:] {
+					rest.Release()
+				}
 				return err
 			}
 		}

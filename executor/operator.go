@@ -33,6 +33,22 @@ type ExecContext struct {
 	// RowsAffected counts the rows that INSERT, UPDATE or DELETE changed,
 	// for the command tag.
 	RowsAffected int64
+
+	// consts are the constant evaluators of the statement, whose cached
+	// arrays Release frees.
+	consts []*constEval
+}
+
+// Release frees what the statement's expressions cached (constant
+// arrays). Call it once the root operator is closed.
+func (ec *ExecContext) Release() {
+	for _, c := range ec.consts {
+		if c.cache != nil {
+			c.cache.Release()
+			c.cache = nil
+		}
+	}
+	ec.consts = nil
 }
 
 // DefaultBatchSize is the batch size of built batches.

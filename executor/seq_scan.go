@@ -175,7 +175,7 @@ func (f *functionScan) Open(ctx context.Context) error {
 		}
 		for i, d := range []*apd.Decimal{f.dnext, f.dstop, f.dstep} {
 			if d.Form == apd.NaN {
-				return pgerr.New(pgerr.InvalidParameterValue, "%s value cannot be NaN", [...]string{"start", "stop", "step size"}[i])
+				return pgerr.New(pgerr.InvalidParameterValue, "%s cannot be NaN", [...]string{"start value", "stop value", "step size"}[i])
 			}
 		}
 		return nil

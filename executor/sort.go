@@ -58,7 +58,9 @@ func (s *sortOp) Open(ctx context.Context) error {
 
 func (s *sortOp) release() {
 	if s.out != nil {
-		s.out.data.Release()
+		if s.out.data != nil {
+			s.out.data.Release()
+		}
 		s.out = nil
 	}
 }

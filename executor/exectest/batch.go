@@ -40,6 +40,21 @@ func Float64s(name string, vals ...any) Col {
 	return Col{Name: name, Type: arrow.PrimitiveTypes.Float64, Vals: vals}
 }
 
+// Float32s is a real column.
+func Float32s(name string, vals ...any) Col {
+	return Col{Name: name, Type: arrow.PrimitiveTypes.Float32, Vals: vals}
+}
+
+// Dates is a date column of days since 1970-01-01.
+func Dates(name string, vals ...any) Col {
+	return Col{Name: name, Type: arrow.FixedWidthTypes.Date32, Vals: vals}
+}
+
+// Timestamps is a timestamp column of microseconds since 1970-01-01.
+func Timestamps(name string, vals ...any) Col {
+	return Col{Name: name, Type: &arrow.TimestampType{Unit: arrow.Microsecond}, Vals: vals}
+}
+
 // Bools is a boolean column.
 func Bools(name string, vals ...any) Col {
 	return Col{Name: name, Type: arrow.FixedWidthTypes.Boolean, Vals: vals}
@@ -91,6 +106,12 @@ func newArray(mem memory.Allocator, c Col) arrow.Array {
 			b.Append(int16(toInt64(v)))
 		case *array.Float64Builder:
 			b.Append(v.(float64))
+		case *array.Float32Builder:
+			b.Append(float32(v.(float64)))
+		case *array.Date32Builder:
+			b.Append(arrow.Date32(toInt64(v)))
+		case *array.TimestampBuilder:
+			b.Append(arrow.Timestamp(toInt64(v)))
 		case *array.BooleanBuilder:
 			b.Append(v.(bool))
 		case *array.StringBuilder:
