@@ -210,7 +210,7 @@ func (s *sortOp) topN(ctx context.Context) error {
 			}
 		}
 		took := false
-		for r := int32(0); r < int32(b.NumRows()); r++ {
+		for _, r := range batchCandidates(keys, s.plan.Keys, bound) {
 			e := topEntry{src: 1, row: r}
 			if len(h.items) < bound {
 				h.push(e)
@@ -263,6 +263,92 @@ func (s *sortOp) topN(ctx context.Context) error {
 	releaseAll(keptKeys)
 	s.out.data, s.out.order = kept, order
 	return nil
+}
+
+// batchCandidates returns the rows of a batch that can enter the top
+// Bound: for one integer sort key without NULLs, only the batch's own best
+// Bound rows, found by selection in linear time (so input arriving in the
+// worst order, e.g. ascending for ORDER BY ... DESC, costs O(n) per batch
+// instead of a heap operation per row); otherwise every row.
+func batchCandidates(keys []arrow.Array, sortKeys []nodes.SortKey, bound int) []int32 {
+	n := keys[0].Len()
+	if len(keys) == 1 && n > 4*bound && keys[0].NullN() == 0 {
+		desc := sortKeys[0].Desc
+		switch keys[0].(type) {
+		case *array.Int64, *array.Timestamp:
+			return selectBest(valuesOf[int64](keys[0]), bound, desc)
+		case *array.Int32, *array.Date32:
+			return selectBest(valuesOf[int32](keys[0]), bound, desc)
+		case *array.Int16:
+			return selectBest(valuesOf[int16](keys[0]), bound, desc)
+		}
+	}
+	all := make([]int32, n)
+	for i := range all {
+		all[i] = int32(i)
+	}
+	return all
+}
+
+// selectBest returns the indexes of the k smallest values (largest with
+// desc), in no particular order, by quickselect over (value, index) pairs.
+func selectBest[T int16 | int32 | int64](vals []T, k int, desc bool) []int32 {
+	type pair struct {
+		v T
+		i int32
+	}
+	ps := make([]pair, len(vals))
+	for i, v := range vals {
+		ps[i] = pair{v, int32(i)}
+	}
+	less := func(a, b pair) bool {
+		if desc {
+			return a.v > b.v
+		}
+		return a.v < b.v
+	}
+	lo, hi := 0, len(ps)-1
+	for lo < hi {
+		// Median of three as pivot, then Hoare partition.
+		mid := lo + (hi-lo)/2
+		if less(ps[mid], ps[lo]) {
+			ps[mid], ps[lo] = ps[lo], ps[mid]
+		}
+		if less(ps[hi], ps[lo]) {
+			ps[hi], ps[lo] = ps[lo], ps[hi]
+		}
+		if less(ps[hi], ps[mid]) {
+			ps[hi], ps[mid] = ps[mid], ps[hi]
+		}
+		pivot := ps[mid]
+		i, j := lo, hi
+		for i <= j {
+			for less(ps[i], pivot) {
+				i++
+			}
+			for less(pivot, ps[j]) {
+				j--
+			}
+			if i <= j {
+				ps[i], ps[j] = ps[j], ps[i]
+				i++
+				j--
+			}
+		}
+		switch {
+		case k-1 <= j:
+			hi = j
+		case k-1 >= i:
+			lo = i
+		default:
+			lo = hi // k-1 lies between j and i: done
+		}
+	}
+	out := make([]int32, k)
+	for i := range out {
+		out[i] = ps[i].i
+	}
+	return out
 }
 
 // topEntry names a row of the kept rows (src 0) or of the current batch
