@@ -1,6 +1,9 @@
 package executor
 
 import (
+	"math"
+	"unsafe"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/pgfed/pgfed/nodes"
 	"github.com/pgfed/pgfed/types"
@@ -23,7 +26,7 @@ func compileCast(x *nodes.Cast, ec *ExecContext) (evaluator, error) {
 			return types.Parse(to, a[0].(string))
 		})
 	}
-	if from.IsInteger() && (to.IsFloat() || (to.IsInteger() && width(to) >= width(from))) {
+	if from.IsInteger() && (to.IsFloat() || to.IsInteger()) {
 		arg, err := compileExpr(x.Arg, ec)
 		if err != nil {
 			return nil, err
@@ -54,27 +57,48 @@ func (c *castEval) eval(b arrow.RecordBatch) (arrow.Array, error) {
 	defer a.Release()
 	switch c.from.ID {
 	case types.Int2:
-		return convertInts(valuesOf[int16](a), a, c.to), nil
+		return convertInts(valuesOf[int16](a), a, c.to)
 	case types.Int4:
-		return convertInts(valuesOf[int32](a), a, c.to), nil
+		return convertInts(valuesOf[int32](a), a, c.to)
 	default:
-		return convertInts(valuesOf[int64](a), a, c.to), nil
+		return convertInts(valuesOf[int64](a), a, c.to)
 	}
 }
 
-func convertInts[S int16 | int32 | int64](vals []S, a arrow.Array, to types.T) arrow.Array {
+func convertInts[S int16 | int32 | int64](vals []S, a arrow.Array, to types.T) (arrow.Array, error) {
 	valid, nulls := andValidity(a)
+	// Narrowing casts check the target's range, as PostgreSQL's do.
+	lo, hi := int64(math.MinInt64), int64(math.MaxInt64)
 	switch to.ID {
 	case types.Int4:
-		return newFixedArray(to.ArrowType(), convertSlice[S, int32](vals), valid, nulls)
-	case types.Int8:
-		return newFixedArray(to.ArrowType(), convertSlice[S, int64](vals), valid, nulls)
-	case types.Float4:
-		return newFixedArray(to.ArrowType(), convertSlice[S, float32](vals), valid, nulls)
-	case types.Float8:
-		return newFixedArray(to.ArrowType(), convertSlice[S, float64](vals), valid, nulls)
+		lo, hi = math.MinInt32, math.MaxInt32
+	case types.Int2:
+		lo, hi = math.MinInt16, math.MaxInt16
 	}
-	return newFixedArray(to.ArrowType(), convertSlice[S, int16](vals), valid, nulls)
+	if to.IsInteger() && width(to) < int(unsafeSizeof(vals)) {
+		for i, v := range vals {
+			if (int64(v) < lo || int64(v) > hi) && isValid(valid, i) {
+				return nil, outOfRange(to)
+			}
+		}
+	}
+	switch to.ID {
+	case types.Int4:
+		return newFixedArray(to.ArrowType(), convertSlice[S, int32](vals), valid, nulls), nil
+	case types.Int8:
+		return newFixedArray(to.ArrowType(), convertSlice[S, int64](vals), valid, nulls), nil
+	case types.Float4:
+		return newFixedArray(to.ArrowType(), convertSlice[S, float32](vals), valid, nulls), nil
+	case types.Float8:
+		return newFixedArray(to.ArrowType(), convertSlice[S, float64](vals), valid, nulls), nil
+	}
+	return newFixedArray(to.ArrowType(), convertSlice[S, int16](vals), valid, nulls), nil
+}
+
+// unsafeSizeof is the byte width of the element type of vals.
+func unsafeSizeof[S int16 | int32 | int64](vals []S) uintptr {
+	var zero S
+	return unsafe.Sizeof(zero)
 }
 
 func convertSlice[S int16 | int32 | int64, D int16 | int32 | int64 | float32 | float64](in []S) []D {

@@ -10,6 +10,7 @@ package executor
 import (
 	"context"
 	"io"
+	"math"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -38,6 +39,118 @@ type modifyTable struct {
 	// is the Append above them, if any.
 	scanStats   map[*storage.Table]*instrument.NodeStats
 	appendStats *instrument.NodeStats
+
+	router *router // for a partitioned target
+}
+
+// router finds the leaf partition of rows of a partitioned table. It is
+// built once per statement (the partitions and key types are read once,
+// not per row) and tries the partition of the previous row first, since
+// inserted data is often clustered.
+type router struct {
+	t        *storage.Table
+	parts    []*storage.Table
+	def      *storage.Table
+	kts      []types.T
+	key      []any
+	hash     func([]any) uint64
+	children map[*storage.Table]*router
+	last     int
+}
+
+func newRouter(t *storage.Table) *router {
+	r := &router{t: t, kts: t.KeyTypes(), children: map[*storage.Table]*router{}}
+	r.key = make([]any, len(t.PartKey.Columns))
+	r.hash = func(k []any) uint64 { return storage.HashPartitionKey(r.kts, k) }
+	for _, p := range t.Partitions() {
+		if p.Bound.Default {
+			r.def = p
+		} else {
+			r.parts = append(r.parts, p)
+		}
+		if p.Kind == storage.KindPartitioned {
+			r.children[p] = newRouter(p)
+		}
+	}
+	return r
+}
+
+// intRange is one partition's [lo, hi) on an integer key.
+type intRange struct {
+	lo, hi int64
+	part   *storage.Table
+}
+
+// intRanges returns the partitions' bounds when the table is range
+// partitioned on one integer column without sub-partitions (the typed
+// fast path of routing), or nil.
+func (r *router) intRanges() []intRange {
+	k := r.t.PartKey
+	if k.Strategy != storage.Range || len(k.Columns) != 1 || !r.kts[0].IsInteger() || len(r.children) > 0 || len(r.parts) == 0 {
+		return nil
+	}
+	bound := func(d storage.RangeDatum) int64 {
+		switch d.Kind {
+		case storage.MinValue:
+			return math.MinInt64
+		case storage.MaxValue:
+			return math.MaxInt64
+		}
+		return d.Value.(int64)
+	}
+	out := make([]intRange, len(r.parts))
+	for i, p := range r.parts {
+		out[i] = intRange{lo: bound(p.Bound.From[0]), hi: bound(p.Bound.To[0]), part: p}
+	}
+	return out
+}
+
+// keyColumns lists the columns any level's partition key reads.
+func (r *router) keyColumns() []int {
+	seen := map[int]bool{}
+	var out []int
+	var walk func(r *router)
+	walk = func(r *router) {
+		for _, c := range r.t.PartKey.Columns {
+			if !seen[c] {
+				seen[c] = true
+				out = append(out, c)
+			}
+		}
+		for _, ch := range r.children {
+			walk(ch)
+		}
+	}
+	walk(r)
+	return out
+}
+
+// route returns the leaf for a row (only key columns need be set), or nil.
+func (r *router) route(row []any) *storage.Table {
+	for i, c := range r.t.PartKey.Columns {
+		r.key[i] = row[c]
+	}
+	var next *storage.Table
+	if r.last < len(r.parts) && r.parts[r.last].Bound.Accepts(r.t.PartKey.Strategy, r.kts, r.key, r.hash) {
+		next = r.parts[r.last]
+	} else {
+		for i, p := range r.parts {
+			if p.Bound.Accepts(r.t.PartKey.Strategy, r.kts, r.key, r.hash) {
+				next, r.last = p, i
+				break
+			}
+		}
+	}
+	if next == nil {
+		next = r.def
+	}
+	if next == nil {
+		return nil
+	}
+	if ch := r.children[next]; ch != nil {
+		return ch.route(row)
+	}
+	return next
 }
 
 func newModifyTable(p *nodes.ModifyTable, ec *ExecContext) (Operator, error) {
@@ -196,14 +309,53 @@ func (m *modifyTable) store(pend *pending, b arrow.RecordBatch) error {
 		pend.appends[target] = append(pend.appends[target], rebatch(target, b))
 		return nil
 	}
+	if m.router == nil || m.router.t != target {
+		m.router = newRouter(target)
+	}
 	rows := map[*storage.Table][]int32{}
 	var leaves []*storage.Table
+	if fast := m.router.intRanges(); fast != nil {
+		col := b.Column(target.PartKey.Columns[0])
+		if vals, ok := intKeyValues(col); ok && col.NullN() == 0 {
+			last := 0
+			for r, v := range vals {
+				i := last
+				if !(v >= fast[i].lo && v < fast[i].hi) {
+					i = -1
+					for j, rg := range fast {
+						if v >= rg.lo && v < rg.hi {
+							i = j
+							break
+						}
+					}
+				}
+				var leaf *storage.Table
+				if i >= 0 {
+					leaf, last = fast[i].part, i
+				} else {
+					leaf = m.router.def
+				}
+				if leaf == nil {
+					break // the general path below reports the error
+				}
+				if _, ok := rows[leaf]; !ok {
+					leaves = append(leaves, leaf)
+				}
+				rows[leaf] = append(rows[leaf], int32(r))
+				if r == len(vals)-1 {
+					return m.appendRouted(pend, b, leaves, rows)
+				}
+			}
+			rows, leaves = map[*storage.Table][]int32{}, nil
+		}
+	}
 	row := make([]any, b.NumCols())
+	keyCols := m.router.keyColumns()
 	for r := 0; r < int(b.NumRows()); r++ {
-		for c := range row {
+		for _, c := range keyCols {
 			row[c] = DatumAt(b.Column(c), target.Columns[c].Type, r)
 		}
-		leaf := target.Route(row)
+		leaf := m.router.route(row)
 		if leaf == nil {
 			names, vals := partKeyNames(target, row)
 			return pgerr.New(pgerr.CheckViolation, "no partition of relation %q found for row", target.Name).
@@ -214,6 +366,11 @@ func (m *modifyTable) store(pend *pending, b arrow.RecordBatch) error {
 		}
 		rows[leaf] = append(rows[leaf], int32(r))
 	}
+	return m.appendRouted(pend, b, leaves, rows)
+}
+
+// appendRouted adds each leaf's rows of b to pend, checking NOT NULL.
+func (m *modifyTable) appendRouted(pend *pending, b arrow.RecordBatch, leaves []*storage.Table, rows map[*storage.Table][]int32) error {
 	for _, leaf := range leaves {
 		part := takeBatch(b, rows[leaf])
 		err := checkNotNull(leaf, part)
