@@ -1,0 +1,166 @@
+// Command pgfedbench reproduces the benchmark table of pgfed's first
+// milestone: the same five queries over the same data, run side by side in
+// pgfed and in PostgreSQL 15, with a plain Go loop as the floor for the
+// cost of summing a column.
+//
+// Both engines are single-threaded for the comparison: PostgreSQL runs with
+// SET max_parallel_workers_per_gather = 0, and pgfed has no parallel
+// workers. Results are read by a Go client in this process and discarded:
+//
+//   - pgfed through its embedding API, db.Query then rows.NextBatch() and
+//     rows.Batch() (Arrow batches). For the query returning a million rows
+//     the row-at-a-time path, rows.Next() and rows.Values(), is reported too.
+//   - PostgreSQL through pgx on loopback TCP, rows.Next() and
+//     rows.RawValues() (the wire bytes, undecoded). For the query returning
+//     a million rows rows.Scan into Go integers is reported too.
+//
+// The data is table t(a integer, b integer) with, for i in [0, -rows),
+// a = i % 1000 and b = i*k mod rows, k coprime to rows: a permutation of i,
+// so b is unique, exactly a tenth of the rows pass b % 10 = 0 and sum(b) is
+// known, but b arrives in no particular order (-sequential makes b = i,
+// which makes ORDER BY b DESC LIMIT the worst case for a top-N heap). p
+// holds the same rows, partitioned BY RANGE (b) into four equal
+// partitions. Both engines load the tables with the same SQL (CREATE
+// TABLE, then INSERT ... SELECT FROM generate_series); PostgreSQL then gets
+// VACUUM ANALYZE. The workloads:
+//
+//	sum      SELECT sum(b) FROM t                          target PG/pgfed >= 5x
+//	filter   SELECT a, b FROM t WHERE b % 10 = 0           target PG/pgfed >= 2x
+//	groupby  SELECT a, count(*), sum(b) FROM t GROUP BY a  target PG/pgfed >= 5x
+//	topn     SELECT a, b FROM t ORDER BY b DESC LIMIT 100  target PG/pgfed >= 5x
+//	partsum  SELECT sum(b) FROM p                          target PG/pgfed >= 5x
+//	loop     a Go loop summing a []int64 of -rows values, and the same
+//	         over the Arrow values of SELECT b FROM t; pgfed's sum must be
+//	         within 3x of the []int64 loop
+//
+// Each query is checked to give the same answer in both engines, run once
+// to warm up, then timed -runs times, the engines taking turns so that
+// background load affects both alike; the table shows the median and, in
+// parentheses, the minimum, in milliseconds. Ratios compare medians.
+//
+// Usage:
+//
+//	go run ./cmd/pgfedbench [flags]
+//
+// The flags are:
+//
+//	-rows N         rows in t and p (default 10000000; e.g. 1000000 for a quick run)
+//	-runs N         timed runs per query (default 5)
+//	-only REGEXP    run only the workloads whose name matches, unanchored like
+//	                go test -run ('sum' also picks partsum; '^(sum|loop)$' does not)
+//	-json           print the results as JSON instead of a table
+//	-sequential     make b = i instead of a permutation of i
+//	-pgdsn DSN      use this PostgreSQL server instead of starting a throwaway
+//	                cluster; the data goes in schema pgfedbench, which is
+//	                dropped and recreated
+//	-pgshared SIZE  shared_buffers of the throwaway cluster (default 2GB, so
+//	                that both tables stay in PostgreSQL's buffer cache as they
+//	                stay in pgfed's memory)
+//	-cpuprofile P   after timing, profile pgfed running each selected query
+//	                for at least two seconds and write P.NAME.pprof per
+//	                workload, plus P.filter-rows.pprof for the row-at-a-time
+//	                path (read with go tool pprof -top)
+//
+// The throwaway cluster (package pgtest: initdb in a temporary directory,
+// server as the postgres OS user when run as root) needs PostgreSQL 15's
+// server binaries. It is stopped and removed when the command ends, also on
+// Ctrl-C or SIGTERM.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"math"
+	"os"
+	"os/signal"
+	"regexp"
+	"syscall"
+)
+
+// options are the command-line flags.
+type options struct {
+	rows       int
+	runs       int
+	only       *regexp.Regexp
+	json       bool
+	pgDSN      string
+	pgShared   string
+	cpuProfile string
+	sequential bool
+}
+
+func main() {
+	os.Exit(benchMain(os.Args[1:]))
+}
+
+// benchMain returns the exit status, so that the deferred cleanup in run,
+// above all stopping the PostgreSQL cluster, happens before os.Exit.
+func benchMain(args []string) int {
+	opts, err := parseFlags(args)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "pgfedbench: %v\n", err)
+		return 2
+	}
+	// Ctrl-C cancels ctx, which aborts the running query in either engine;
+	// run then unwinds and stops the cluster. pgtest's own signal handler
+	// stops the cluster as well, whichever comes first.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	rep, err := run(ctx, opts, os.Stderr)
+	if err != nil {
+		if ctx.Err() != nil {
+			fmt.Fprintln(os.Stderr, "pgfedbench: interrupted")
+			return 130
+		}
+		fmt.Fprintf(os.Stderr, "pgfedbench: %v\n", err)
+		return 1
+	}
+	if opts.json {
+		err = writeJSON(os.Stdout, rep)
+	} else {
+		err = writeTable(os.Stdout, rep)
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "pgfedbench: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+func parseFlags(args []string) (options, error) {
+	var opts options
+	fs := flag.NewFlagSet("pgfedbench", flag.ContinueOnError)
+	fs.IntVar(&opts.rows, "rows", 10_000_000, "rows in tables t and p")
+	fs.IntVar(&opts.runs, "runs", 5, "timed runs per query (the median and the minimum are reported)")
+	only := fs.String("only", "", "run only workloads whose name matches this regexp (sum, filter, groupby, topn, partsum, loop)")
+	fs.BoolVar(&opts.json, "json", false, "print machine-readable JSON instead of a table")
+	fs.StringVar(&opts.pgDSN, "pgdsn", "", "existing PostgreSQL server to use instead of a throwaway cluster")
+	fs.StringVar(&opts.pgShared, "pgshared", "2GB", "shared_buffers of the throwaway cluster")
+	fs.BoolVar(&opts.sequential, "sequential", false, "make b = i (ascending) instead of a permutation of i")
+	fs.StringVar(&opts.cpuProfile, "cpuprofile", "", "write a CPU profile of pgfed per workload to `prefix`.NAME.pprof")
+	if err := fs.Parse(args); err != nil {
+		return opts, err
+	}
+	if fs.NArg() > 0 {
+		return opts, fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	// Four range partitions need at least one row each, and b must fit in
+	// integer.
+	if opts.rows < 4 || opts.rows > math.MaxInt32 {
+		return opts, fmt.Errorf("-rows must be between 4 and %d", math.MaxInt32)
+	}
+	if opts.runs < 1 {
+		return opts, fmt.Errorf("-runs must be at least 1")
+	}
+	re, err := regexp.Compile(*only)
+	if err != nil {
+		return opts, fmt.Errorf("-only: %v", err)
+	}
+	opts.only = re
+	return opts, nil
+}
