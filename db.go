@@ -3,6 +3,7 @@ package pgfed
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 
 	"github.com/pgfed/pgfed/storage"
 )
@@ -19,6 +20,7 @@ type DB struct {
 	mu       sync.Mutex
 	sessions map[*Session]struct{}
 	def      *Session
+	closed   atomic.Bool
 }
 
 // Open opens an in-memory engine.
@@ -34,6 +36,9 @@ func Open(opts ...Option) (*DB, error) {
 
 // Close releases the engine, its sessions and all table data.
 func (db *DB) Close() error {
+	if db.closed.Swap(true) {
+		return nil
+	}
 	db.mu.Lock()
 	ss := make([]*Session, 0, len(db.sessions))
 	for s := range db.sessions {

@@ -28,7 +28,7 @@ func (s *Session) createSchema(st *pg.CreateSchemaStmt) (*Rows, error) {
 		return nil, err
 	}
 	if !created {
-		s.noticef("schema %q already exists, skipping", st.Schemaname)
+		s.noticef(pgerr.DuplicateSchema, "schema %q already exists, skipping", st.Schemaname)
 	}
 	return tagRows("CREATE SCHEMA"), nil
 }
@@ -63,7 +63,7 @@ func (s *Session) createTable(st *pg.CreateStmt) (*Rows, error) {
 	name := st.Relation.Relname
 	if existing := s.db.catalog.Lookup(schema, name); existing != nil {
 		if st.IfNotExists {
-			s.noticef("relation %q already exists, skipping", name)
+			s.noticef(pgerr.DuplicateTable, "relation %q already exists, skipping", name)
 			return tagRows("CREATE TABLE"), nil
 		}
 		return nil, pgerr.New(pgerr.DuplicateTable, "relation %q already exists", name)
@@ -184,7 +184,8 @@ func (s *Session) applyColumnConstraints(col *storage.Column, cd *pg.ColumnDef, 
 			// Type-check the default now; errors in its value (a literal
 			// too long for the column, say) surface when it is used, as in
 			// PostgreSQL.
-			if _, err := pl.Expr(c.RawExpr, col.Type, "DEFAULT expressions"); err != nil && pgerr.Code(err) != pgerr.StringDataRightTruncation && pgerr.Code(err) != pgerr.NumericValueOutOfRange {
+			e, err := pl.Expr(c.RawExpr, col.Type, "DEFAULT expressions")
+			if err != nil && pgerr.Code(err) != pgerr.StringDataRightTruncation && pgerr.Code(err) != pgerr.NumericValueOutOfRange {
 				return err
 			}
 			text, err := deparseExpr(c.RawExpr)
@@ -192,11 +193,41 @@ func (s *Session) applyColumnConstraints(col *storage.Column, cd *pg.ColumnDef, 
 				return err
 			}
 			col.Default = text
+			col.DefaultDisplay = text
+			if e != nil {
+				col.DefaultDisplay = e.String()
+				if _, coerced := e.(*nodes.Cast); !coerced {
+					// A top-level operator prints without its parentheses;
+					// under a coercion PostgreSQL keeps them: (6 * 7).
+					col.DefaultDisplay = topLevel(col.DefaultDisplay)
+				}
+			}
 		default:
 			return pgerr.NotSupported("column constraint " + constraintName(c))
 		}
 	}
 	return nil
+}
+
+// topLevel drops the parentheses around a whole printed expression, as
+// PostgreSQL prints a top-level expression.
+func topLevel(s string) string {
+	if len(s) < 2 || s[0] != '(' || s[len(s)-1] != ')' {
+		return s
+	}
+	depth := 0
+	for i, c := range s {
+		switch c {
+		case '(':
+			depth++
+		case ')':
+			depth--
+			if depth == 0 && i != len(s)-1 {
+				return s // "(a) + (b)": the outer pair is not one group
+			}
+		}
+	}
+	return s[1 : len(s)-1]
 }
 
 func findColumnRef(n *pg.Node) bool {
@@ -462,7 +493,7 @@ func (s *Session) createTableAs(ctx context.Context, st *pg.CreateTableAsStmt) (
 	}
 	if s.db.catalog.Lookup(schema, into.Rel.Relname) != nil {
 		if st.IfNotExists {
-			s.noticef("relation %q already exists, skipping", into.Rel.Relname)
+			s.noticef(pgerr.DuplicateTable, "relation %q already exists, skipping", into.Rel.Relname)
 			return tagRows("CREATE TABLE AS"), nil
 		}
 		return nil, pgerr.New(pgerr.DuplicateTable, "relation %q already exists", into.Rel.Relname)
@@ -522,7 +553,7 @@ func (s *Session) drop(st *pg.DropStmt) (*Rows, error) {
 			t, err := pl.ResolveTable(rv)
 			if err != nil {
 				if st.MissingOk && (pgerr.Code(err) == pgerr.UndefinedTable || pgerr.Code(err) == pgerr.InvalidSchemaName) {
-					s.noticef("table %q does not exist, skipping", rv.Relname)
+					s.noticef(pgerr.SuccessfulCompletion, "table %q does not exist, skipping", rv.Relname)
 					continue
 				}
 				if pgerr.Code(err) == pgerr.UndefinedTable {
@@ -546,7 +577,7 @@ func (s *Session) drop(st *pg.DropStmt) (*Rows, error) {
 			name := o.GetString_().Sval
 			if !s.db.catalog.HasSchema(name) {
 				if st.MissingOk {
-					s.noticef("schema %q does not exist, skipping", name)
+					s.noticef(pgerr.SuccessfulCompletion, "schema %q does not exist, skipping", name)
 					continue
 				}
 				return nil, pgerr.New(pgerr.InvalidSchemaName, "schema %q does not exist", name)
@@ -571,9 +602,22 @@ func (s *Session) truncate(st *pg.TruncateStmt) (*Rows, error) {
 		tables = append(tables, t)
 	}
 	for _, t := range tables {
+		unlock := storage.LockWrites(leafTables(t))
 		truncateAll(t)
+		unlock()
 	}
 	return tagRows("TRUNCATE TABLE"), nil
+}
+
+func leafTables(t *storage.Table) []*storage.Table {
+	if t.Kind != storage.KindPartitioned {
+		return []*storage.Table{t}
+	}
+	var out []*storage.Table
+	for _, p := range t.Partitions() {
+		out = append(out, leafTables(p)...)
+	}
+	return out
 }
 
 func truncateAll(t *storage.Table) {

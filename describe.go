@@ -44,7 +44,7 @@ func (s *Session) DescribeRelation(name string) (*RelationDesc, error) {
 	}
 	d := &RelationDesc{Schema: t.Schema, Name: t.Name, Kind: kindName(t)}
 	for _, c := range t.Columns {
-		d.Columns = append(d.Columns, ColumnDesc{Name: c.Name, Type: c.Type.String(), NotNull: c.NotNull, Default: c.Default})
+		d.Columns = append(d.Columns, ColumnDesc{Name: c.Name, Type: c.Type.String(), NotNull: c.NotNull, Default: c.DefaultDisplay})
 	}
 	if t.PartKey != nil {
 		names := make([]string, len(t.PartKey.Columns))

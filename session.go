@@ -34,9 +34,12 @@ func (s *Session) SetCopyHandler(h CopyHandler) { s.copy = h }
 // SetNoticeHandler sets the function that receives NOTICEs.
 func (s *Session) SetNoticeHandler(fn func(*Notice)) { s.notice = fn }
 
-func (s *Session) noticef(format string, args ...any) {
+// noticef sends a NOTICE with the given SQLSTATE (PostgreSQL sends
+// "already exists, skipping" with the duplicate-object code, and "does not
+// exist, skipping" with 00000).
+func (s *Session) noticef(code, format string, args ...any) {
 	if s.notice != nil {
-		s.notice(&pgerr.Error{Severity: "NOTICE", Code: "00000", Message: fmt.Sprintf(format, args...)})
+		s.notice(&pgerr.Error{Severity: "NOTICE", Code: code, Message: fmt.Sprintf(format, args...)})
 	}
 }
 
@@ -63,15 +66,8 @@ func parse(sql string) (*pg.ParseResult, error) {
 	if err != nil {
 		msg := err.Error()
 		pe := &pgerr.Error{Code: pgerr.SyntaxError, Message: msg}
-		if perr, ok := err.(interface{ Unwrap() error }); ok {
-			_ = perr
-		}
-		if pos := parserCursor(err); pos > 0 {
-			pe.Position = utf8.RuneCountInString(sql[:min(pos-1, len(sql))]) + 1
-		}
-		if strings.HasPrefix(msg, "unterminated") || strings.Contains(msg, "unterminated") {
-			pe.Code = pgerr.SyntaxError
-		}
+		// libpg_query's cursor already counts characters, as PostgreSQL's.
+		pe.Position = parserCursor(err)
 		return nil, pe
 	}
 	return tree, nil
@@ -128,6 +124,9 @@ func (s *Session) Query(ctx context.Context, sql string) (*Rows, error) {
 
 // run executes one statement, recovering panics into XX000.
 func (s *Session) run(ctx context.Context, stmt *pg.Node, text string) (rows *Rows, err error) {
+	if s.closed || s.db.closed.Load() {
+		return nil, pgerr.New(pgerr.ConnectionDoesNotExist, "session is closed")
+	}
 	defer func() {
 		if r := recover(); r != nil {
 			rows, err = nil, pgerr.Internal("internal error: %v", r).WithDetail("%s", firstLines(string(debug.Stack()), 12))

@@ -237,10 +237,13 @@ type pending struct {
 	appends  map[*storage.Table][]arrow.RecordBatch
 	replaces map[*storage.Table][]arrow.RecordBatch
 	order    []*storage.Table
+	// lock takes the tables' write locks for apply; a statement that
+	// already holds them (UPDATE, DELETE) sets it to a no-op.
+	lock func([]*storage.Table) func()
 }
 
 func newPending() *pending {
-	return &pending{appends: map[*storage.Table][]arrow.RecordBatch{}, replaces: map[*storage.Table][]arrow.RecordBatch{}}
+	return &pending{appends: map[*storage.Table][]arrow.RecordBatch{}, replaces: map[*storage.Table][]arrow.RecordBatch{}, lock: storage.LockWrites}
 }
 
 func (p *pending) release() {
@@ -257,6 +260,15 @@ func (p *pending) release() {
 }
 
 func (p *pending) apply() {
+	var ts []*storage.Table
+	for t := range p.replaces {
+		ts = append(ts, t)
+	}
+	for t := range p.appends {
+		ts = append(ts, t)
+	}
+	unlock := p.lock(ts)
+	defer unlock()
 	for t, bs := range p.replaces {
 		t.Replace(bs)
 	}
@@ -473,7 +485,13 @@ func (m *modifyTable) addReturning(b arrow.RecordBatch) error {
 // updateOrDelete rewrites each leaf: unmatched rows stay, matched rows are
 // dropped (DELETE) or replaced by their new values, routed again (UPDATE).
 func (m *modifyTable) updateOrDelete(ctx context.Context) error {
+	// Hold the write locks of every leaf from the snapshot to the apply:
+	// rows inserted meanwhile would otherwise be dropped by the
+	// replacement. (Rows moving to another partition stay within Leaves.)
+	unlock := storage.LockWrites(m.plan.Leaves)
+	defer unlock()
 	pend := newPending()
+	pend.lock = func([]*storage.Table) func() { return func() {} }
 	defer func() {
 		if pend.appends != nil {
 			pend.release()

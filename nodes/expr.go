@@ -67,7 +67,9 @@ func (c *Const) String() string {
 		}
 		return "false"
 	}
-	return "'" + strings.ReplaceAll(s, "'", "''") + "'::" + c.T.String()
+	// A constant carries its base type; a length or precision is applied by
+	// a coercion around it (varchar(10) defaults print 'x'::character varying).
+	return "'" + strings.ReplaceAll(s, "'", "''") + "'::" + c.T.Base().String()
 }
 
 // ColumnRef reads column Index of the evaluating node's input.
@@ -240,8 +242,16 @@ type Cast struct {
 	Explicit bool
 }
 
-func (c *Cast) Type() types.T  { return c.T }
-func (c *Cast) String() string { return "(" + c.Arg.String() + ")::" + c.T.String() }
+func (c *Cast) Type() types.T { return c.T }
+
+// String shows explicit casts; an implicit coercion prints as its argument,
+// as PostgreSQL's deparser does (showimplicit off).
+func (c *Cast) String() string {
+	if !c.Explicit {
+		return c.Arg.String()
+	}
+	return "(" + c.Arg.String() + ")::" + c.T.String()
+}
 
 // CoalesceExpr is COALESCE(args).
 type CoalesceExpr struct {

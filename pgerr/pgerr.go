@@ -64,6 +64,7 @@ const (
 	InternalError                 = "XX000"
 	ConnectionException           = "08000"
 	ConnectionFailure             = "08006"
+	ConnectionDoesNotExist        = "08003"
 	SQLClientUnableToEstablish    = "08001"
 	FDWError                      = "HV000"
 	FDWOptionNameNotFound         = "HV00D"

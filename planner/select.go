@@ -243,9 +243,16 @@ func (pc *planCtx) tableSource(t *storage.Table, alias string) *source {
 			if t.Kind != storage.KindPartitioned {
 				return scan(t, alias), nil
 			}
+			// Partition scans are named after the parent's alias, numbered
+			// when there are several (p_1, p_2), as PostgreSQL does.
 			var kids []nodes.Plan
-			for _, leaf := range pc.prunePartitions(t, filter, cols) {
-				kids = append(kids, scan(leaf, leaf.Name))
+			survivors := pc.prunePartitions(t, filter, cols)
+			for i, leaf := range survivors {
+				a := alias
+				if len(survivors) > 1 {
+					a = alias + "_" + itoa(i+1)
+				}
+				kids = append(kids, scan(leaf, a))
 			}
 			if len(kids) == 0 {
 				r := &nodes.Result{Empty: true}

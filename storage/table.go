@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"sort"
 	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -15,6 +16,9 @@ type Column struct {
 	// Default is the DEFAULT expression as SQL text ("" for none); the
 	// planner parses it where a row needs it.
 	Default string
+	// DefaultDisplay is the analyzed default as \d shows it
+	// ('none'::text, (6 * 7)).
+	DefaultDisplay string
 }
 
 // Kind tells regular tables from partitioned ones.
@@ -40,6 +44,12 @@ type Table struct {
 	Bound  *PartitionBound
 
 	arrowSchema *arrow.Schema
+
+	// writeMu serializes statements that change the table: UPDATE and
+	// DELETE hold it from their snapshot to the replacement of the table's
+	// contents, so that rows another statement appends in between are not
+	// lost. Take several with LockWrites (a fixed order avoids deadlock).
+	writeMu sync.Mutex
 
 	mu       sync.RWMutex
 	children []*Table
@@ -159,6 +169,30 @@ func (t *Table) removePartition(c *Table) {
 		if x == c {
 			t.children = append(t.children[:i], t.children[i+1:]...)
 			return
+		}
+	}
+}
+
+// LockWrites takes the write locks of tables in a canonical order (by
+// qualified name) and returns the function that releases them.
+func LockWrites(tables []*Table) (unlock func()) {
+	ts := append([]*Table(nil), tables...)
+	sort.Slice(ts, func(i, j int) bool { return ts[i].QualifiedName() < ts[j].QualifiedName() })
+	n := 0
+	for i, t := range ts {
+		if i > 0 && t == ts[n-1] {
+			continue
+		}
+		ts[n] = t
+		n++
+	}
+	ts = ts[:n]
+	for _, t := range ts {
+		t.writeMu.Lock()
+	}
+	return func() {
+		for i := len(ts) - 1; i >= 0; i-- {
+			ts[i].writeMu.Unlock()
 		}
 	}
 }
