@@ -15,6 +15,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	pg "github.com/pganalyze/pg_query_go/v6"
@@ -27,8 +28,9 @@ import (
 
 // copyOptions are COPY's WITH options.
 type copyOptions struct {
-	csv       bool
-	header    bool
+	csv         bool
+	header      bool
+	headerMatch bool // HEADER MATCH: the header must name the columns
 	delimiter byte
 	null      string
 	quote     byte
@@ -37,6 +39,7 @@ type copyOptions struct {
 
 func parseCopyOptions(defs []*pg.Node) (copyOptions, error) {
 	o := copyOptions{delimiter: '\t', null: `\N`, quote: '"', escape: '"'}
+	_ = o.headerMatch
 	var delimSet, nullSet, escSet bool
 	str := func(d *pg.DefElem) string {
 		if d.Arg == nil {
@@ -79,7 +82,7 @@ func parseCopyOptions(defs []*pg.Node) (copyOptions, error) {
 				o.header = true
 			case "false", "off", "0":
 			case "match":
-				o.header = true
+				o.header, o.headerMatch = true, true
 			default:
 				return o, pgerr.New(pgerr.SyntaxError, "header requires a Boolean value or \"match\"")
 			}
@@ -190,7 +193,8 @@ func (s *Session) copyFrom(ctx context.Context, st *pg.CopyStmt, o copyOptions) 
 	} else {
 		f, err := os.Open(st.Filename)
 		if err != nil {
-			return nil, pgerr.New(pgerr.UndefinedFile, "could not open file %q for reading: %v", st.Filename, errors.Unwrap(err))
+			return nil, pgerr.New(pgerr.UndefinedFile, "could not open file %q for reading: %s", st.Filename, strerror(err)).
+				WithHint("COPY FROM instructs the PostgreSQL server process to read a file. You may want a client-side facility such as psql's \\copy.")
 		}
 		defer f.Close()
 		in = f
@@ -226,11 +230,22 @@ func (s *Session) copyFrom(ctx context.Context, st *pg.CopyStmt, o copyOptions) 
 	}
 	bld := newRowBatcher(t)
 	line := 0
+	defer bld.release()
+	fail := func(err error, context string) (*Rows, error) {
+		release()
+		return nil, copyContext(err, t, context)
+	}
 	if o.header {
-		if _, err := r.record(); err != nil && err != io.EOF {
-			return nil, err
-		}
+		fields, err := r.record()
 		line++
+		if err != nil && err != io.EOF {
+			return fail(err, lineContext(line, r.raw))
+		}
+		if o.headerMatch && err == nil {
+			if err := checkHeader(t, cols, fields); err != nil {
+				return fail(err, lineContext(line, r.raw))
+			}
+		}
 	}
 	for {
 		fields, err := r.record()
@@ -239,22 +254,16 @@ func (s *Session) copyFrom(ctx context.Context, st *pg.CopyStmt, o copyOptions) 
 		}
 		line++
 		if err != nil {
-			release()
-			bld.release()
-			return nil, copyContext(err, t, line, "")
+			return fail(err, lineContext(line, r.raw))
 		}
 		if len(fields) == 1 && !fields[0].quoted && fields[0].val == `\.` {
 			break
 		}
 		if len(fields) < len(cols) {
-			release()
-			bld.release()
-			return nil, copyContext(pgerr.New(pgerr.BadCopyFileFormat, "missing data for column %q", t.Columns[cols[len(fields)]].Name), t, line, "")
+			return fail(pgerr.New(pgerr.BadCopyFileFormat, "missing data for column %q", t.Columns[cols[len(fields)]].Name), lineContext(line, r.raw))
 		}
 		if len(fields) > len(cols) {
-			release()
-			bld.release()
-			return nil, copyContext(pgerr.New(pgerr.BadCopyFileFormat, "extra data after last expected column"), t, line, "")
+			return fail(pgerr.New(pgerr.BadCopyFileFormat, "extra data after last expected column"), lineContext(line, r.raw))
 		}
 		row := make([]any, len(t.Columns))
 		for i, v := range defaults {
@@ -267,16 +276,19 @@ func (s *Session) copyFrom(ctx context.Context, st *pg.CopyStmt, o copyOptions) 
 			}
 			v, err := types.Parse(t.Columns[c].Type, f.val)
 			if err != nil {
-				release()
-				bld.release()
-				return nil, copyContext(err, t, line, fmt.Sprintf("column %s: %q", t.Columns[c].Name, f.val))
+				return fail(err, fmt.Sprintf("line %d, column %s: %q", line, t.Columns[c].Name, f.val))
 			}
 			row[c] = v
+		}
+		// NOT NULL and the partition bounds are checked here, row by row,
+		// so that the error names the line as PostgreSQL's does.
+		if err := checkCopyRow(t, row); err != nil {
+			return fail(err, lineContext(line, r.raw))
 		}
 		bld.add(row)
 		if bld.n >= executor.DefaultBatchSize {
 			batches = append(batches, bld.flush())
-			if err := ctx.Err(); err != nil {
+			if ctx.Err() != nil {
 				release()
 				return nil, executor.CtxError(ctx)
 			}
@@ -285,7 +297,6 @@ func (s *Session) copyFrom(ctx context.Context, st *pg.CopyStmt, o copyOptions) 
 	if bld.n > 0 {
 		batches = append(batches, bld.flush())
 	}
-	bld.release()
 	n, err := executor.InsertBatches(t, batches)
 	if err != nil {
 		return nil, err
@@ -303,14 +314,82 @@ func defaultOf(pl interface {
 	return pl.Expr(tree.Stmts[0].Stmt.GetSelectStmt().TargetList[0].GetResTarget().Val, c.Type, "DEFAULT expressions")
 }
 
-func copyContext(err error, t *storage.Table, line int, col string) error {
+// copyContext adds PostgreSQL's COPY CONTEXT line to err: "COPY t, " then
+// where (line N: "text", or line N, column c: "value").
+func copyContext(err error, t *storage.Table, where string) error {
 	pe := pgerr.Wrap(err)
 	c := *pe
-	c.Context = fmt.Sprintf("COPY %s, line %d", t.Name, line)
-	if col != "" {
-		c.Context += ", " + col
-	}
+	c.Context = "COPY " + t.Name + ", " + where
 	return &c
+}
+
+func lineContext(line int, raw string) string {
+	return fmt.Sprintf("line %d: \"%s\"", line, raw)
+}
+
+// checkHeader verifies HEADER MATCH: the header names the columns, in order.
+func checkHeader(t *storage.Table, cols []int, fields []copyField) error {
+	if len(fields) != len(cols) {
+		return pgerr.New(pgerr.BadCopyFileFormat, "wrong number of fields in header line: got %d, expected %d", len(fields), len(cols))
+	}
+	for i, c := range cols {
+		if fields[i].val != t.Columns[c].Name {
+			return pgerr.New(pgerr.BadCopyFileFormat, "column name mismatch in header line field %d: got %q, expected %q", i+1, fields[i].val, t.Columns[c].Name)
+		}
+	}
+	return nil
+}
+
+// checkCopyRow applies NOT NULL and, for a partitioned table or a
+// partition, the partition constraint to one row.
+func checkCopyRow(t *storage.Table, row []any) error {
+	failing := func() string {
+		parts := make([]string, len(row))
+		for i, v := range row {
+			if v == nil {
+				parts[i] = "null"
+			} else {
+				parts[i] = types.Format(t.Columns[i].Type, v)
+			}
+		}
+		return strings.Join(parts, ", ")
+	}
+	for i, c := range t.Columns {
+		if c.NotNull && row[i] == nil {
+			return pgerr.New(pgerr.NotNullViolation, "null value in column %q of relation %q violates not-null constraint", c.Name, t.Name).
+				WithDetail("Failing row contains (%s).", failing())
+		}
+	}
+	if t.Kind == storage.KindPartitioned {
+		leaf := t.Route(row)
+		if leaf == nil {
+			names := make([]string, len(t.PartKey.Columns))
+			vals := make([]string, len(t.PartKey.Columns))
+			for i, c := range t.PartKey.Columns {
+				names[i] = t.Columns[c].Name
+				vals[i] = "null"
+				if row[c] != nil {
+					vals[i] = types.Format(t.Columns[c].Type, row[c])
+				}
+			}
+			return pgerr.New(pgerr.CheckViolation, "no partition of relation %q found for row", t.Name).
+				WithDetail("Partition key of the failing row contains (%s) = (%s).", strings.Join(names, ", "), strings.Join(vals, ", "))
+		}
+		for i, c := range leaf.Columns {
+			if c.NotNull && row[i] == nil {
+				return pgerr.New(pgerr.NotNullViolation, "null value in column %q of relation %q violates not-null constraint", c.Name, leaf.Name).
+					WithDetail("Failing row contains (%s).", failing())
+			}
+		}
+	} else if t.Parent != nil {
+		for p := t; p.Parent != nil; p = p.Parent {
+			if !storage.InPartition(p, row) {
+				return pgerr.New(pgerr.CheckViolation, "new row for relation %q violates partition constraint", t.Name).
+					WithDetail("Failing row contains (%s).", failing())
+			}
+		}
+	}
+	return nil
 }
 
 // rowBatcher accumulates rows of datums into Arrow batches of a table.
@@ -352,8 +431,9 @@ type copyField struct {
 
 // copyReader splits COPY input into records.
 type copyReader struct {
-	in *bufio.Reader
-	o  copyOptions
+	in  *bufio.Reader
+	o   copyOptions
+	raw string // the text of the last record read, for error CONTEXT
 }
 
 func (r *copyReader) readLine() (string, error) {
@@ -377,11 +457,12 @@ func (r *copyReader) record() ([]copyField, error) {
 	if err != nil {
 		return nil, err
 	}
+	r.raw = line
 	if line == `\.` {
 		return []copyField{{val: line}}, nil
 	}
 	var out []copyField
-	for _, raw := range strings.Split(line, string(r.o.delimiter)) {
+	for _, raw := range splitEscaped(line, r.o.delimiter) {
 		if raw == r.o.null {
 			out = append(out, copyField{val: raw})
 			continue
@@ -393,6 +474,23 @@ func (r *copyReader) record() ([]copyField, error) {
 		out = append(out, copyField{val: v, quoted: true})
 	}
 	return out, nil
+}
+
+// splitEscaped splits a text-format line at the delimiter, except where a
+// backslash escapes it.
+func splitEscaped(line string, delim byte) []string {
+	var out []string
+	start := 0
+	for i := 0; i < len(line); i++ {
+		switch line[i] {
+		case '\\':
+			i++ // the next byte is escaped, whatever it is
+		case delim:
+			out = append(out, line[start:i])
+			start = i + 1
+		}
+	}
+	return append(out, line[start:])
 }
 
 // unescapeText undoes the text format's backslash escapes.
@@ -458,6 +556,7 @@ func (r *copyReader) csvRecord() ([]copyField, error) {
 	if err != nil {
 		return nil, err
 	}
+	r.raw = line
 	if line == `\.` {
 		return []copyField{{val: line}}, nil
 	}
@@ -469,8 +568,8 @@ func (r *copyReader) csvRecord() ([]copyField, error) {
 		for i := 0; i < len(line); i++ {
 			c := line[i]
 			switch {
-			case inQuote && c == o.escape && i+1 < len(line) && line[i+1] == o.quote:
-				cur.WriteByte(o.quote)
+			case inQuote && c == o.escape && i+1 < len(line) && (line[i+1] == o.quote || line[i+1] == o.escape):
+				cur.WriteByte(line[i+1])
 				i++
 			case inQuote && c == o.quote:
 				inQuote = false
@@ -498,6 +597,7 @@ func (r *copyReader) csvRecord() ([]copyField, error) {
 			return nil, err
 		}
 		line = next
+		r.raw += "\n" + next
 	}
 	out = append(out, copyField{val: cur.String(), quoted: quoted})
 	return out, nil
@@ -507,11 +607,18 @@ func (s *Session) copyTo(ctx context.Context, st *pg.CopyStmt, o copyOptions) (*
 	var q *Rows
 	var err error
 	if st.Query != nil {
+		if !returnsRows(st.Query) {
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "COPY query must have a RETURNING clause")
+		}
 		q, err = s.runQuery(ctx, st.Query)
 	} else {
 		t, rerr := s.planner().ResolveTable(st.Relation)
 		if rerr != nil {
 			return nil, rerr
+		}
+		if t.Kind == storage.KindPartitioned {
+			return nil, pgerr.New(pgerr.WrongObjectType, "cannot copy from partitioned table %q", t.Name).
+				WithHint("Try the COPY (SELECT ...) TO variant.")
 		}
 		cols, cerr := copyColumns(t, st.Attlist)
 		if cerr != nil {
@@ -543,7 +650,8 @@ func (s *Session) copyTo(ctx context.Context, st *pg.CopyStmt, o copyOptions) (*
 	} else {
 		f, ferr := os.Create(st.Filename)
 		if ferr != nil {
-			return nil, pgerr.New(pgerr.UndefinedFile, "could not open file %q for writing: %v", st.Filename, errors.Unwrap(ferr))
+			return nil, pgerr.New(pgerr.UndefinedFile, "could not open file %q for writing: %s", st.Filename, strerror(ferr)).
+				WithHint("COPY TO instructs the PostgreSQL server process to write a file. You may want a client-side facility such as psql's \\copy.")
 		}
 		defer f.Close()
 		out = f
@@ -555,7 +663,7 @@ func (s *Session) copyTo(ctx context.Context, st *pg.CopyStmt, o copyOptions) (*
 		for i, c := range cols {
 			names[i] = c.Name
 			if o.csv {
-				names[i] = csvQuote(c.Name, o)
+				names[i] = csvQuote(c.Name, o, len(cols) == 1)
 			}
 		}
 		w.WriteString(strings.Join(names, string(o.delimiter)) + "\n")
@@ -569,7 +677,7 @@ func (s *Session) copyTo(ctx context.Context, st *pg.CopyStmt, o copyOptions) (*
 			case !ok:
 				line[i] = o.null
 			case o.csv:
-				line[i] = csvQuote(v, o)
+				line[i] = csvQuote(v, o, len(cols) == 1)
 			default:
 				line[i] = escapeText(v, o.delimiter)
 			}
@@ -585,6 +693,20 @@ func (s *Session) copyTo(ctx context.Context, st *pg.CopyStmt, o copyOptions) (*
 		return nil, pgerr.New(pgerr.IOError, "could not write COPY data: %v", err)
 	}
 	return tagRows("COPY " + itoa64(n)), nil
+}
+
+// returnsRows reports whether a COPY (query) produces rows: a SELECT, or
+// DML with RETURNING.
+func returnsRows(n *pg.Node) bool {
+	switch x := n.Node.(type) {
+	case *pg.Node_InsertStmt:
+		return len(x.InsertStmt.ReturningList) > 0
+	case *pg.Node_UpdateStmt:
+		return len(x.UpdateStmt.ReturningList) > 0
+	case *pg.Node_DeleteStmt:
+		return len(x.DeleteStmt.ReturningList) > 0
+	}
+	return true
 }
 
 func escapeText(v string, delim byte) string {
@@ -612,12 +734,34 @@ func escapeText(v string, delim byte) string {
 	return b.String()
 }
 
-func csvQuote(v string, o copyOptions) string {
-	if v != o.null && !strings.ContainsAny(v, string([]byte{o.delimiter, o.quote, '\n', '\r'})) && v != `\.` {
+// csvQuote quotes a CSV value when PostgreSQL would: it holds the
+// delimiter, the quote, CR or LF, equals the NULL string, or is \. alone
+// on a line; inside quotes the quote and escape characters are escaped.
+func csvQuote(v string, o copyOptions, single bool) string {
+	if v != o.null && !strings.ContainsAny(v, string([]byte{o.delimiter, o.quote, '\n', '\r'})) && !(single && v == `\.`) {
 		return v
 	}
-	q := string(o.quote)
-	return q + strings.ReplaceAll(v, q, string(o.escape)+q) + q
+	var b strings.Builder
+	b.WriteByte(o.quote)
+	for i := 0; i < len(v); i++ {
+		if v[i] == o.quote || v[i] == o.escape {
+			b.WriteByte(o.escape)
+		}
+		b.WriteByte(v[i])
+	}
+	b.WriteByte(o.quote)
+	return b.String()
+}
+
+// strerror spells an OS error as C's strerror does ("No such file or
+// directory"), as PostgreSQL's messages quote it.
+func strerror(err error) string {
+	var errno syscall.Errno
+	if errors.As(err, &errno) {
+		s := errno.Error()
+		return strings.ToUpper(s[:1]) + s[1:]
+	}
+	return err.Error()
 }
 
 // quoteIdent quotes an identifier when PostgreSQL would need it.

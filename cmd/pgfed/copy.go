@@ -33,7 +33,12 @@ func (h copyHandler) CopyIn() (io.Reader, error) {
 	return r.copyIn, nil
 }
 
-func (h copyHandler) CopyOut() (io.Writer, error) { return h.r.out, nil }
+func (h copyHandler) CopyOut() (io.Writer, error) {
+	// psql does not print the COPY tag when the data went to the query
+	// output, where it would read as data.
+	h.r.copiedOut = true
+	return h.r.out, nil
+}
 
 // copyReader returns the input lines that follow a COPY FROM STDIN
 // statement, newline-terminated, up to a line holding only `\.` (which it

@@ -29,9 +29,6 @@ func TestEngineTranscripts(t *testing.T) {
 // STDOUT when the data went to the query output, where the tag would be
 // taken for data.
 func TestCopyToStdoutTag(t *testing.T) {
-	t.Skip(`bug: the REPL prints "COPY n" after the data of COPY ... TO STDOUT; psql 15 ` +
-		`(HandleCopyResult) suppresses the tag when the data went to the query output ` +
-		`(testdata/copy.txt and testdata/e2e/copy.txt expect the tag)`)
 	input := "create table t (a int);\ninsert into t values (1), (2);\ncopy t to stdout;\n"
 	output, status, err := runTranscript(nil, input, newEngineSession(t))
 	if err != nil {

@@ -143,6 +143,8 @@ type repl struct {
 	opts   options
 	out    *bufio.Writer
 	errOut *syncWriter
+	// copiedOut is set when the running statement wrote COPY data to out.
+	copiedOut bool
 
 	// Settings changed by meta-commands.
 	timing   bool
@@ -456,6 +458,7 @@ type result struct {
 }
 
 func (r *repl) execute(ctx context.Context, sql string) (*result, error) {
+	r.copiedOut = false
 	rows, err := r.sess.Query(ctx, sql)
 	if err != nil {
 		return nil, err
@@ -509,7 +512,7 @@ func (r *repl) printResult(res *result) {
 		}
 		return
 	}
-	if res.tag != "" {
+	if res.tag != "" && !(r.copiedOut && strings.HasPrefix(res.tag, "COPY")) {
 		r.info(res.tag)
 	}
 }

@@ -135,7 +135,7 @@ func TestInteractiveCopy(t *testing.T) {
 	out, _ := runInteractive(t, term)
 	want := "Enter data to be copied followed by a newline.\n" +
 		"End with a backslash and a period on a line by itself, or an EOF signal.\n" +
-		"COPY 1\n1\ta\nCOPY 1\n\\q\n"
+		"COPY 1\n1\ta\n\\q\n" // no tag after COPY TO STDOUT, as in psql
 	if out != want {
 		t.Errorf("output:\n%s\nwant:\n%s", out, want)
 	}
