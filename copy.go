@@ -141,6 +141,8 @@ func (s *Session) copyStmt(ctx context.Context, st *pg.CopyStmt) (*Rows, error) 
 	if err != nil {
 		return nil, err
 	}
+	ctx, cancel := s.statementContext(ctx)
+	defer cancel()
 	if st.IsFrom {
 		return s.copyFrom(ctx, st, o)
 	}
@@ -286,6 +288,10 @@ func (s *Session) copyFrom(ctx context.Context, st *pg.CopyStmt, o copyOptions) 
 			return fail(err, lineContext(line, r.raw))
 		}
 		bld.add(row)
+		if line%1024 == 0 && ctx.Err() != nil {
+			release()
+			return nil, executor.CtxError(ctx)
+		}
 		if bld.n >= executor.DefaultBatchSize {
 			batches = append(batches, bld.flush())
 			if ctx.Err() != nil {
