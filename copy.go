@@ -213,7 +213,7 @@ func (s *Session) copyFrom(ctx context.Context, st *pg.CopyStmt, o copyOptions) 
 		if given[i] || c.Default == "" {
 			continue
 		}
-		e, err := defaultOf(pl, c)
+		e, err := pl.DefaultExpr(t, i)
 		if err != nil {
 			return nil, err
 		}
@@ -308,16 +308,6 @@ func (s *Session) copyFrom(ctx context.Context, st *pg.CopyStmt, o copyOptions) 
 		return nil, err
 	}
 	return tagRows("COPY " + itoa64(n)), nil
-}
-
-func defaultOf(pl interface {
-	Expr(*pg.Node, types.T, string) (nodes.Expr, error)
-}, c storage.Column) (nodes.Expr, error) {
-	tree, err := pg.Parse("SELECT " + c.Default)
-	if err != nil {
-		return nil, pgerr.Internal("bad stored default: %v", err)
-	}
-	return pl.Expr(tree.Stmts[0].Stmt.GetSelectStmt().TargetList[0].GetResTarget().Val, c.Type, "DEFAULT expressions")
 }
 
 // copyContext adds PostgreSQL's COPY CONTEXT line to err: "COPY t, " then

@@ -436,6 +436,16 @@ func twoSourceComparator(src [2]arrow.Array, k nodes.SortKey) func(a, b topEntry
 		cmp = typedTwoSource[int32](src)
 	case types.Int2:
 		cmp = typedTwoSource[int16](src)
+	case types.Text, types.Varchar:
+		var s [2]*array.String
+		for i, a := range src {
+			if a != nil {
+				s[i] = a.(*array.String)
+			}
+		}
+		cmp = func(a, b topEntry) int {
+			return strings.Compare(s[a.src].Value(int(a.row)), s[b.src].Value(int(b.row)))
+		}
 	default:
 		cmp = func(a, b topEntry) int {
 			return types.Compare(t, DatumAt(src[a.src], t, int(a.row)), DatumAt(src[b.src], t, int(b.row)))
@@ -475,52 +485,6 @@ func typedTwoSource[T int16 | int32 | int64](src [2]arrow.Array) func(a, b topEn
 	return func(a, b topEntry) int { return cmpOrdered(v[a.src][a.row], v[b.src][b.row]) }
 }
 
-// crossComparator compares row i of a with row j of b under one sort key
-// (a and b hold the same key expression over different batches).
-func crossComparator(a, b arrow.Array, k nodes.SortKey) func(i, j int32) int {
-	t := k.Expr.Type()
-	va, vb := validity(a), validity(b)
-	var cmp func(i, j int32) int
-	switch t.ID {
-	case types.Int8, types.Timestamp, types.TimestampTZ:
-		x, y := valuesOf[int64](a), valuesOf[int64](b)
-		cmp = func(i, j int32) int { return cmpOrdered(x[i], y[j]) }
-	case types.Int4, types.Date:
-		x, y := valuesOf[int32](a), valuesOf[int32](b)
-		cmp = func(i, j int32) int { return cmpOrdered(x[i], y[j]) }
-	case types.Int2:
-		x, y := valuesOf[int16](a), valuesOf[int16](b)
-		cmp = func(i, j int32) int { return cmpOrdered(x[i], y[j]) }
-	case types.Text, types.Varchar:
-		x, y := a.(*array.String), b.(*array.String)
-		cmp = func(i, j int32) int { return strings.Compare(x.Value(int(i)), y.Value(int(j))) }
-	default:
-		cmp = func(i, j int32) int {
-			return types.Compare(t, DatumAt(a, t, int(i)), DatumAt(b, t, int(j)))
-		}
-	}
-	desc, nullsFirst := k.Desc, k.NullsFirst
-	return func(i, j int32) int {
-		if va != nil || vb != nil {
-			an, bn := !isValid(va, int(i)), !isValid(vb, int(j))
-			if an || bn {
-				switch {
-				case an && bn:
-					return 0
-				case an == nullsFirst:
-					return -1
-				default:
-					return 1
-				}
-			}
-		}
-		r := cmp(i, j)
-		if desc {
-			return -r
-		}
-		return r
-	}
-}
 
 // concatBatches joins batches of one schema into one batch.
 func concatBatches(bs []arrow.RecordBatch) (arrow.RecordBatch, error) {
@@ -551,48 +515,8 @@ func concatBatches(bs []arrow.RecordBatch) (arrow.RecordBatch, error) {
 
 // keyComparator compares two rows of arr under one sort key.
 func keyComparator(arr arrow.Array, k nodes.SortKey) func(a, b int32) int {
-	t := k.Expr.Type()
-	valid := validity(arr)
-	var cmp func(a, b int32) int
-	switch t.ID {
-	case types.Int8, types.Timestamp, types.TimestampTZ:
-		v := valuesOf[int64](arr)
-		cmp = func(a, b int32) int { return cmpOrdered(v[a], v[b]) }
-	case types.Int4, types.Date:
-		v := valuesOf[int32](arr)
-		cmp = func(a, b int32) int { return cmpOrdered(v[a], v[b]) }
-	case types.Int2:
-		v := valuesOf[int16](arr)
-		cmp = func(a, b int32) int { return cmpOrdered(v[a], v[b]) }
-	case types.Text, types.Varchar:
-		sa := arr.(*array.String)
-		cmp = func(a, b int32) int { return strings.Compare(sa.Value(int(a)), sa.Value(int(b))) }
-	default:
-		cmp = func(a, b int32) int {
-			return types.Compare(t, DatumAt(arr, t, int(a)), DatumAt(arr, t, int(b)))
-		}
-	}
-	desc, nullsFirst := k.Desc, k.NullsFirst
-	return func(a, b int32) int {
-		if valid != nil {
-			an, bn := !isValid(valid, int(a)), !isValid(valid, int(b))
-			if an || bn {
-				switch {
-				case an && bn:
-					return 0
-				case an == nullsFirst:
-					return -1
-				default:
-					return 1
-				}
-			}
-		}
-		r := cmp(a, b)
-		if desc {
-			return -r
-		}
-		return r
-	}
+	cmp := twoSourceComparator([2]arrow.Array{arr, arr}, k)
+	return func(a, b int32) int { return cmp(topEntry{row: a}, topEntry{row: b}) }
 }
 
 func cmpOrdered[T int16 | int32 | int64](a, b T) int {

@@ -202,6 +202,13 @@ func coerceAssign(e nodes.Expr, col storage.Column) (nodes.Expr, error) {
 	return &nodes.Cast{Arg: e, T: col.Type}, nil
 }
 
+// DefaultExpr is column c of t's DEFAULT, coerced to the column's type
+// (a NULL constant when it has none); COPY FROM fills omitted columns
+// with it.
+func (p *Planner) DefaultExpr(t *storage.Table, c int) (nodes.Expr, error) {
+	return (&planCtx{Planner: p}).defaultExpr(t, c)
+}
+
 // defaultExpr is column c's DEFAULT (NULL when it has none).
 func (pc *planCtx) defaultExpr(t *storage.Table, c int) (nodes.Expr, error) {
 	col := t.Columns[c]
