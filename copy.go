@@ -31,10 +31,10 @@ type copyOptions struct {
 	csv         bool
 	header      bool
 	headerMatch bool // HEADER MATCH: the header must name the columns
-	delimiter byte
-	null      string
-	quote     byte
-	escape    byte
+	delimiter   byte
+	null        string
+	quote       byte
+	escape      byte
 }
 
 func parseCopyOptions(defs []*pg.Node) (copyOptions, error) {

@@ -485,7 +485,6 @@ func typedTwoSource[T int16 | int32 | int64](src [2]arrow.Array) func(a, b topEn
 	return func(a, b topEntry) int { return cmpOrdered(v[a.src][a.row], v[b.src][b.row]) }
 }
 
-
 // concatBatches joins batches of one schema into one batch.
 func concatBatches(bs []arrow.RecordBatch) (arrow.RecordBatch, error) {
 	if len(bs) == 1 {
