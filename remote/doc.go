@@ -1,0 +1,28 @@
+// Package remote talks to remote PostgreSQL servers for foreign tables, in
+// the manner of postgres_fdw: pgx connections cached per (server, user
+// mapping) in each session, remote transactions, cursors whose FETCH
+// results are decoded from the binary format straight into Arrow batches,
+// SQL deparsing with correct quoting, and cancellation that reaches the
+// remote server.
+//
+// Contract:
+//   - A Manager belongs to one pgfed session; it is not safe for
+//     concurrent use except where a method says so (Cancel-related paths
+//     go through pgx's context watcher). One connection per ConnSpec.Key
+//     (server + user mapping) is opened on first use and shared by every
+//     foreign table of that server, as in postgres_fdw, so several scans of
+//     one statement see one snapshot.
+//   - Each new connection is set up so that deparsed literals mean the same
+//     thing remotely: search_path = pg_catalog, TimeZone = UTC,
+//     DateStyle = ISO, IntervalStyle = postgres, extra_float_digits = 3.
+//   - The first use of a connection in a statement (later: a transaction)
+//     opens START TRANSACTION ISOLATION LEVEL REPEATABLE READ; EndStatement
+//     commits or aborts what was opened. A connection found broken is
+//     discarded and reopened on next use (outside a remote transaction).
+//   - Errors are *pgerr.Error: remote errors keep the remote SQLSTATE,
+//     message, DETAIL and HINT and get CONTEXT "remote SQL command: ...";
+//     an unreachable server gives 08001 naming the server. Secrets
+//     (passwords) never appear in errors or logs.
+//   - Cancelling the context of a running remote command sends a real
+//     PostgreSQL cancel request; the connection stays usable afterwards.
+package remote
