@@ -50,6 +50,12 @@ func (s *Session) targetSchema(rv *pg.RangeVar) (string, error) {
 }
 
 func (s *Session) createTable(st *pg.CreateStmt) (*Rows, error) {
+	return s.createTableWith(st, nil, "CREATE TABLE")
+}
+
+// createTableWith creates a table, or with ft a foreign table, from a
+// CREATE [FOREIGN] TABLE statement; tag is the command tag.
+func (s *Session) createTableWith(st *pg.CreateStmt, ft *storage.ForeignTable, tag string) (*Rows, error) {
 	if st.OfTypename != nil {
 		return nil, pgerr.NotSupported("CREATE TABLE OF type")
 	}
@@ -64,7 +70,7 @@ func (s *Session) createTable(st *pg.CreateStmt) (*Rows, error) {
 	if existing := s.db.catalog.Lookup(schema, name); existing != nil {
 		if st.IfNotExists {
 			s.noticef(pgerr.DuplicateTable, "relation %q already exists, skipping", name)
-			return tagRows("CREATE TABLE"), nil
+			return tagRows(tag), nil
 		}
 		return nil, pgerr.New(pgerr.DuplicateTable, "relation %q already exists", name)
 	}
@@ -85,11 +91,16 @@ func (s *Session) createTable(st *pg.CreateStmt) (*Rows, error) {
 		}
 	}
 	var cols []storage.Column
+	var colOpts []map[string]string
 	if parent != nil {
 		cols = append(cols, parent.Columns...)
+		colOpts = make([]map[string]string, len(cols))
 	}
 	for _, elt := range st.TableElts {
 		cd := elt.GetColumnDef()
+		if cd != nil && len(cd.Fdwoptions) > 0 && ft == nil {
+			return nil, pgerr.New(pgerr.SyntaxError, "column options are only allowed on foreign tables")
+		}
 		if cd == nil {
 			if c := elt.GetConstraint(); c != nil {
 				return nil, pgerr.NotSupported("table constraint " + constraintName(c))
@@ -105,6 +116,11 @@ func (s *Session) createTable(st *pg.CreateStmt) (*Rows, error) {
 			}
 			if err := s.applyColumnConstraints(&cols[i], cd, pl); err != nil {
 				return nil, err
+			}
+			if ft != nil {
+				if colOpts[i], err = columnFDWOptions(cd); err != nil {
+					return nil, err
+				}
 			}
 			continue
 		}
@@ -123,11 +139,25 @@ func (s *Session) createTable(st *pg.CreateStmt) (*Rows, error) {
 			return nil, err
 		}
 		cols = append(cols, col)
+		var co map[string]string
+		if ft != nil {
+			if co, err = columnFDWOptions(cd); err != nil {
+				return nil, err
+			}
+		}
+		colOpts = append(colOpts, co)
 	}
 	if len(cols) > 1600 {
 		return nil, pgerr.New(pgerr.TooManyColumns, "tables can have at most 1600 columns")
 	}
 	t := storage.NewTable(schema, name, cols)
+	if ft != nil {
+		if st.Partspec != nil {
+			return nil, pgerr.NotSupported("partitioned foreign tables")
+		}
+		ft.ColumnOptions = colOpts
+		t.Kind, t.Foreign = storage.KindForeign, ft
+	}
 	if st.Partspec != nil {
 		if t.PartKey, err = partitionKey(st.Partspec, t); err != nil {
 			return nil, err
@@ -149,7 +179,7 @@ func (s *Session) createTable(st *pg.CreateStmt) (*Rows, error) {
 	if err := s.db.catalog.AddTable(t); err != nil {
 		return nil, err
 	}
-	return tagRows("CREATE TABLE"), nil
+	return tagRows(tag), nil
 }
 
 func indexOfColumn(cols []storage.Column, name string) int {
@@ -541,7 +571,11 @@ func (s *Session) createTableAs(ctx context.Context, st *pg.CreateTableAsStmt) (
 
 func (s *Session) drop(st *pg.DropStmt) (*Rows, error) {
 	switch st.RemoveType {
-	case pg.ObjectType_OBJECT_TABLE:
+	case pg.ObjectType_OBJECT_FOREIGN_SERVER:
+		return s.dropServers(st)
+	case pg.ObjectType_OBJECT_TABLE, pg.ObjectType_OBJECT_FOREIGN_TABLE:
+		foreign := st.RemoveType == pg.ObjectType_OBJECT_FOREIGN_TABLE
+		what := map[bool]string{false: "table", true: "foreign table"}[foreign]
 		pl := s.planner()
 		var tables []*storage.Table
 		for _, o := range st.Objects {
@@ -553,11 +587,11 @@ func (s *Session) drop(st *pg.DropStmt) (*Rows, error) {
 			t, err := pl.ResolveTable(rv)
 			if err != nil {
 				if st.MissingOk && (pgerr.Code(err) == pgerr.UndefinedTable || pgerr.Code(err) == pgerr.InvalidSchemaName) {
-					s.noticef(pgerr.SuccessfulCompletion, "table %q does not exist, skipping", rv.Relname)
+					s.noticef(pgerr.SuccessfulCompletion, "%s %q does not exist, skipping", what, rv.Relname)
 					continue
 				}
 				if pgerr.Code(err) == pgerr.UndefinedTable {
-					return nil, pgerr.New(pgerr.UndefinedTable, "table %q does not exist", rv.Relname)
+					return nil, pgerr.New(pgerr.UndefinedTable, "%s %q does not exist", what, rv.Relname)
 				}
 				if pe, ok := pgerr.As(err); ok {
 					c := *pe
@@ -566,10 +600,20 @@ func (s *Session) drop(st *pg.DropStmt) (*Rows, error) {
 				}
 				return nil, err
 			}
+			if (t.Kind == storage.KindForeign) != foreign {
+				hint := "Use DROP FOREIGN TABLE to remove a foreign table."
+				if foreign {
+					hint = "Use DROP TABLE to remove a table."
+				}
+				return nil, pgerr.New(pgerr.WrongObjectType, "%q is not a %s", t.Name, what).WithHint("%s", hint)
+			}
 			tables = append(tables, t)
 		}
 		for _, t := range tables {
 			s.db.catalog.DropTable(t)
+		}
+		if foreign {
+			return tagRows("DROP FOREIGN TABLE"), nil
 		}
 		return tagRows("DROP TABLE"), nil
 	case pg.ObjectType_OBJECT_SCHEMA:

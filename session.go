@@ -15,6 +15,7 @@ import (
 	"github.com/pgfed/pgfed/nodes"
 	"github.com/pgfed/pgfed/pgerr"
 	"github.com/pgfed/pgfed/planner"
+	"github.com/pgfed/pgfed/remote"
 	"github.com/pgfed/pgfed/types"
 )
 
@@ -26,6 +27,15 @@ type Session struct {
 	copy     CopyHandler
 	notice   func(*Notice)
 	closed   bool
+	remote   *remote.Manager // this session's remote connections, made on first use
+}
+
+// remoteManager returns the session's remote connection cache.
+func (s *Session) remoteManager() *remote.Manager {
+	if s.remote == nil {
+		s.remote = remote.NewManager()
+	}
+	return s.remote
 }
 
 // SetCopyHandler sets the streams for COPY FROM STDIN / TO STDOUT.
@@ -49,6 +59,9 @@ func (s *Session) Close() error {
 		return nil
 	}
 	s.closed = true
+	if s.remote != nil {
+		s.remote.Close()
+	}
 	s.db.mu.Lock()
 	delete(s.db.sessions, s)
 	s.db.mu.Unlock()
@@ -185,6 +198,24 @@ func (s *Session) dispatch(ctx context.Context, stmt *pg.Node, text string) (*Ro
 		return s.truncate(x.TruncateStmt)
 	case *pg.Node_CopyStmt:
 		return s.copyStmt(ctx, x.CopyStmt)
+	case *pg.Node_CreateForeignServerStmt:
+		return s.createServer(x.CreateForeignServerStmt)
+	case *pg.Node_AlterForeignServerStmt:
+		return s.alterServer(x.AlterForeignServerStmt)
+	case *pg.Node_CreateUserMappingStmt:
+		return s.createUserMapping(x.CreateUserMappingStmt)
+	case *pg.Node_AlterUserMappingStmt:
+		return s.alterUserMapping(x.AlterUserMappingStmt)
+	case *pg.Node_DropUserMappingStmt:
+		return s.dropUserMapping(x.DropUserMappingStmt)
+	case *pg.Node_CreateForeignTableStmt:
+		return s.createForeignTable(x.CreateForeignTableStmt)
+	case *pg.Node_CreateExtensionStmt:
+		// postgres_fdw is built in; accept the statement users paste.
+		if x.CreateExtensionStmt.Extname != "postgres_fdw" {
+			return nil, pgerr.New(pgerr.UndefinedFile, "extension %q is not available", x.CreateExtensionStmt.Extname)
+		}
+		return tagRows("CREATE EXTENSION"), nil
 	}
 	return nil, pgerr.NotSupported(statementName(stmt))
 }

@@ -11,6 +11,7 @@ import (
 type Catalog struct {
 	mu      sync.RWMutex
 	schemas map[string]map[string]*Table
+	foreign *foreignCatalog
 }
 
 // NewCatalog returns a catalog with the "public" schema.

@@ -27,6 +27,7 @@ type Kind uint8
 const (
 	KindTable Kind = iota
 	KindPartitioned
+	KindForeign
 )
 
 // Table is a local table or a partitioned table (which holds no rows
@@ -42,6 +43,10 @@ type Table struct {
 	// Partition membership: set on partitions.
 	Parent *Table
 	Bound  *PartitionBound
+
+	// Foreign is set on foreign tables (KindForeign); their rows live on
+	// a remote server.
+	Foreign *ForeignTable
 
 	arrowSchema *arrow.Schema
 
