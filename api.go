@@ -56,3 +56,21 @@ type RelationDesc struct {
 
 var _ = arrow.RecordBatch(nil)
 var _ = context.Background
+
+// ServerInfo is one line of \des.
+type ServerInfo struct {
+	Name, Wrapper string
+	Options       map[string]string
+}
+
+// UserMappingInfo is one line of \deu; Options never include secrets.
+type UserMappingInfo struct {
+	Server, User string
+	Options      map[string]string
+}
+
+// ForeignTableInfo is one line of \det.
+type ForeignTableInfo struct {
+	Schema, Name, Server string
+	Options              map[string]string
+}

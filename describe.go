@@ -13,8 +13,11 @@ import (
 )
 
 func kindName(t *storage.Table) string {
-	if t.Kind == storage.KindPartitioned {
+	switch t.Kind {
+	case storage.KindPartitioned:
 		return "partitioned table"
+	case storage.KindForeign:
+		return "foreign table"
 	}
 	return "table"
 }
@@ -105,4 +108,42 @@ func BoundString(parent *storage.Table, b *storage.PartitionBound) string {
 		return fmt.Sprintf("FOR VALUES IN (%s)", strings.Join(parts, ", "))
 	}
 	return fmt.Sprintf("FOR VALUES WITH (modulus %d, remainder %d)", b.Modulus, b.Remainder)
+}
+
+// ListServers lists the foreign servers (\des).
+func (s *Session) ListServers() ([]ServerInfo, error) {
+	var out []ServerInfo
+	for _, srv := range s.db.catalog.Servers() {
+		out = append(out, ServerInfo{Name: srv.Name, Wrapper: srv.Wrapper, Options: srv.Options})
+	}
+	return out, nil
+}
+
+// secretOptions are user-mapping options never shown.
+var secretOptions = map[string]bool{"password": true, "sslpassword": true}
+
+// ListUserMappings lists the user mappings (\deu), without passwords.
+func (s *Session) ListUserMappings() ([]UserMappingInfo, error) {
+	var out []UserMappingInfo
+	for _, m := range s.db.catalog.UserMappings() {
+		opts := map[string]string{}
+		for k, v := range m.Options {
+			if !secretOptions[k] {
+				opts[k] = v
+			}
+		}
+		out = append(out, UserMappingInfo{Server: m.Server, User: m.User, Options: opts})
+	}
+	return out, nil
+}
+
+// ListForeignTables lists the foreign tables of the search path (\det).
+func (s *Session) ListForeignTables() ([]ForeignTableInfo, error) {
+	var out []ForeignTableInfo
+	for _, t := range s.db.catalog.Tables(s.settings.searchPath()) {
+		if t.Foreign != nil {
+			out = append(out, ForeignTableInfo{Schema: t.Schema, Name: t.Name, Server: t.Foreign.Server, Options: t.Foreign.Options})
+		}
+	}
+	return out, nil
 }

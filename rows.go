@@ -36,6 +36,10 @@ type Rows struct {
 
 	static [][]any // rows of utility statements (SHOW, EXPLAIN)
 	cur    []any
+
+	// endStatement finishes the statement's remote work (commit when the
+	// statement succeeded), after the operators are closed.
+	endStatement func(commit bool) error
 }
 
 func tagRows(tag string) *Rows { return &Rows{tag: tag, done: true} }
@@ -143,6 +147,12 @@ func (r *Rows) closeOp() {
 			r.err = err
 		}
 		r.ec.Release()
+		if r.endStatement != nil {
+			commit := r.err == nil && r.done
+			if err := r.endStatement(commit); err != nil && r.err == nil {
+				r.err = pgerr.Wrap(err)
+			}
+		}
 	}
 	if r.cancel != nil {
 		r.cancel()

@@ -28,6 +28,66 @@ type Session struct {
 	notice   func(*Notice)
 	closed   bool
 	remote   *remote.Manager // this session's remote connections, made on first use
+	// remoteUsed is set when the running statement used a remote
+	// connection, so that its end commits or aborts remote work.
+	remoteUsed bool
+}
+
+// Conn implements executor.RemoteConnector: the session's connection to
+// a server under a user mapping, read from the catalog at execution.
+func (s *Session) Conn(ctx context.Context, server, mappingKey string) (*remote.Conn, error) {
+	srv := s.db.catalog.Server(server)
+	if srv == nil {
+		return nil, pgerr.New(pgerr.UndefinedObject, "server %q does not exist", server)
+	}
+	m := s.db.catalog.MappingFor(server, sessionUser)
+	if m == nil {
+		return nil, pgerr.New(pgerr.UndefinedObject, "user mapping not found for %q", sessionUser)
+	}
+	s.remoteUsed = true
+	return s.remoteManager().Conn(ctx, remote.ConnSpec{Key: mappingKey, Server: server, Options: srv.Options, User: m.Options})
+}
+
+// Connections lists the session's remote connections
+// (postgres_fdw_get_connections()).
+func (s *Session) Connections() []remote.ConnInfo {
+	if s.remote == nil {
+		return nil
+	}
+	return s.remote.Connections()
+}
+
+// Disconnect closes the session's connections to a server
+// (postgres_fdw_disconnect(name)); an unknown server is an error.
+func (s *Session) Disconnect(server string) (bool, error) {
+	if s.db.catalog.Server(server) == nil {
+		return false, pgerr.New(pgerr.UndefinedObject, "server %q does not exist", server)
+	}
+	if s.remote == nil {
+		return false, nil
+	}
+	return s.remote.Disconnect(server), nil
+}
+
+// DisconnectAll closes all the session's remote connections
+// (postgres_fdw_disconnect_all()).
+func (s *Session) DisconnectAll() bool {
+	if s.remote == nil {
+		return false
+	}
+	return s.remote.DisconnectAll()
+}
+
+// endStatement commits or aborts the remote transactions the statement
+// opened (until pgfed has transactions of its own, each statement is one).
+func (s *Session) endStatement(commit bool) error {
+	if !s.remoteUsed || s.remote == nil {
+		return nil
+	}
+	s.remoteUsed = false
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	return s.remote.EndStatement(ctx, commit)
 }
 
 // remoteManager returns the session's remote connection cache.
@@ -69,7 +129,7 @@ func (s *Session) Close() error {
 }
 
 func (s *Session) planner() *planner.Planner {
-	return &planner.Planner{Catalog: s.db.catalog, SearchPath: s.settings.searchPath(), Setting: s.settings.get}
+	return &planner.Planner{Catalog: s.db.catalog, SearchPath: s.settings.searchPath(), Setting: s.settings.get, User: sessionUser}
 }
 
 // parse parses sql, turning parser errors into PostgreSQL's syntax errors
@@ -210,6 +270,8 @@ func (s *Session) dispatch(ctx context.Context, stmt *pg.Node, text string) (*Ro
 		return s.dropUserMapping(x.DropUserMappingStmt)
 	case *pg.Node_CreateForeignTableStmt:
 		return s.createForeignTable(x.CreateForeignTableStmt)
+	case *pg.Node_ImportForeignSchemaStmt:
+		return s.importForeignSchema(ctx, x.ImportForeignSchemaStmt)
 	case *pg.Node_CreateExtensionStmt:
 		// postgres_fdw is built in; accept the statement users paste.
 		if x.CreateExtensionStmt.Extname != "postgres_fdw" {
@@ -255,13 +317,13 @@ func (s *Session) runQuery(ctx context.Context, stmt *pg.Node) (*Rows, error) {
 
 // start builds and opens q's operators.
 func (s *Session) start(ctx context.Context, q *planner.Query, stats *instrument.Stats) (*Rows, error) {
-	ec := &executor.ExecContext{Stats: stats, Now: time.Now().UnixMicro()}
+	ec := &executor.ExecContext{Stats: stats, Now: time.Now().UnixMicro(), Remote: s}
 	op, err := executor.Build(q.Plan, ec)
 	if err != nil {
 		return nil, err
 	}
 	sctx, cancel := s.statementContext(ctx)
-	r := &Rows{op: op, ec: ec, ctx: sctx, cancel: cancel, query: q}
+	r := &Rows{op: op, ec: ec, ctx: sctx, cancel: cancel, query: q, endStatement: s.endStatement}
 	if q.Returns {
 		r.cols = make([]Column, len(q.Columns))
 		for i, f := range q.Columns {
@@ -269,8 +331,9 @@ func (s *Session) start(ctx context.Context, q *planner.Query, stats *instrument
 		}
 	}
 	if err := r.guard(func() error { return op.Open(sctx) }); err != nil {
+		r.err = pgerr.Wrap(err) // so that remote work is aborted, not committed
 		r.Close()
-		return nil, pgerr.Wrap(err)
+		return nil, r.err
 	}
 	if !q.Returns {
 		// INSERT/UPDATE/DELETE without RETURNING run to completion here, so

@@ -44,17 +44,20 @@ var settingDefs = map[string]settingDef{
 	"enable_partitionwise_join":      {kind: boolSetting, def: "off"},
 	"enable_parallel_append":         {kind: boolSetting, def: "on"},
 	"enable_async_append":            {kind: boolSetting, def: "on"},
-	"statement_timeout":              {kind: msSetting, def: "0"},
-	"search_path":                    {kind: stringSetting, def: `"$user", public`},
-	"timezone":                       {kind: stringSetting, def: "UTC", fixed: true},
-	"datestyle":                      {kind: stringSetting, def: "ISO, MDY", fixed: true},
-	"intervalstyle":                  {kind: stringSetting, def: "postgres", fixed: true},
-	"extra_float_digits":             {kind: intSetting, def: "1", fixed: true},
-	"client_encoding":                {kind: stringSetting, def: "UTF8", fixed: true},
-	"server_encoding":                {kind: stringSetting, def: "UTF8", fixed: true},
-	"application_name":               {kind: stringSetting, def: ""},
-	"work_mem":                       {kind: stringSetting, def: "4MB"},
-	"standard_conforming_strings":    {kind: boolSetting, def: "on", fixed: true},
+	// pgfed.pushdown off keeps all work on foreign tables local, to check
+	// that pushdown changes nothing but speed.
+	"pgfed.pushdown":              {kind: boolSetting, def: "on"},
+	"statement_timeout":           {kind: msSetting, def: "0"},
+	"search_path":                 {kind: stringSetting, def: `"$user", public`},
+	"timezone":                    {kind: stringSetting, def: "UTC", fixed: true},
+	"datestyle":                   {kind: stringSetting, def: "ISO, MDY", fixed: true},
+	"intervalstyle":               {kind: stringSetting, def: "postgres", fixed: true},
+	"extra_float_digits":          {kind: intSetting, def: "1", fixed: true},
+	"client_encoding":             {kind: stringSetting, def: "UTF8", fixed: true},
+	"server_encoding":             {kind: stringSetting, def: "UTF8", fixed: true},
+	"application_name":            {kind: stringSetting, def: ""},
+	"work_mem":                    {kind: stringSetting, def: "4MB"},
+	"standard_conforming_strings": {kind: boolSetting, def: "on", fixed: true},
 }
 
 // displayNames are the spellings SHOW uses for mixed-case settings.

@@ -26,6 +26,17 @@ func compileFunc(x *nodes.FuncExpr, ec *ExecContext) (evaluator, error) {
 		c := &constEval{t: x.T, v: ec.Now}
 		ec.consts = append(ec.consts, c)
 		return c, nil
+	case "postgres_fdw_disconnect", "postgres_fdw_disconnect_all":
+		strict = x.Name == "postgres_fdw_disconnect"
+		fn = func(a []any) (any, error) {
+			if ec.Remote == nil {
+				return false, nil
+			}
+			if len(a) == 0 {
+				return ec.Remote.DisconnectAll(), nil
+			}
+			return ec.Remote.Disconnect(a[0].(string))
+		}
 	case "abs":
 		fn = func(a []any) (any, error) {
 			switch v := a[0].(type) {

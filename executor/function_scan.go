@@ -30,6 +30,9 @@ type functionScan struct {
 }
 
 func newFunctionScan(p *nodes.FunctionScan, ec *ExecContext) (Operator, error) {
+	if p.Func == "postgres_fdw_get_connections" {
+		return &connectionsScan{ec: ec, schema: schemaOf(p.Cols)}, nil
+	}
 	return &functionScan{plan: p, ec: ec, schema: schemaOf([]nodes.Field{{Name: p.Alias, T: p.T}})}, nil
 }
 
@@ -150,4 +153,30 @@ func (f *functionScan) Next(ctx context.Context) (arrow.RecordBatch, error) {
 		return nil, io.EOF
 	}
 	return makeBatch(f.schema, []arrow.Array{arrayOfDatums(f.plan.T, vals)}, len(vals)), nil
+}
+
+// connectionsScan is postgres_fdw_get_connections(): one row per remote
+// connection of the session (server_name, valid).
+type connectionsScan struct {
+	ec     *ExecContext
+	schema *arrow.Schema
+	done   bool
+}
+
+func (c *connectionsScan) Open(ctx context.Context) error { c.done = false; return nil }
+func (c *connectionsScan) Close() error                   { return nil }
+func (c *connectionsScan) Next(ctx context.Context) (arrow.RecordBatch, error) {
+	if c.done || c.ec.Remote == nil {
+		return nil, io.EOF
+	}
+	c.done = true
+	conns := c.ec.Remote.Connections()
+	if len(conns) == 0 {
+		return nil, io.EOF
+	}
+	names, valid := make([]any, len(conns)), make([]any, len(conns))
+	for i, ci := range conns {
+		names[i], valid[i] = ci.Server, ci.Valid
+	}
+	return makeBatch(c.schema, []arrow.Array{arrayOfDatums(types.TextT, names), arrayOfDatums(types.BoolT, valid)}, len(conns)), nil
 }

@@ -34,6 +34,10 @@ type ExecContext struct {
 	// for the command tag.
 	RowsAffected int64
 
+	// Remote gives foreign scans their connections (nil: no foreign
+	// tables in this statement's session).
+	Remote RemoteConnector
+
 	// consts are the constant evaluators of the statement, whose cached
 	// arrays Release frees.
 	consts []*constEval
@@ -99,6 +103,8 @@ func Build(p nodes.Plan, ec *ExecContext) (Operator, error) {
 		op, err = newLimit(n, ec)
 	case *nodes.Unique:
 		op, err = newUnique(n, ec)
+	case *nodes.ForeignScan:
+		op, err = newForeignScan(n, ec)
 	case *nodes.ModifyTable:
 		op, err = newModifyTable(n, ec)
 	default:

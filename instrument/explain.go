@@ -175,6 +175,16 @@ func (e *explainer) node(p nodes.Plan, relationship string, member int) {
 	case *nodes.ModifyTable:
 		e.modifyTargets(x)
 		e.filter(b, ns)
+	case *nodes.ForeignScan:
+		// postgres_fdw: Filter (what stayed local), Relations for
+		// pushed-down aggregates, Remote SQL under VERBOSE.
+		e.filter(b, ns)
+		if x.Relations != "" {
+			w.textProp("Relations", x.Relations)
+		}
+		if e.o.Verbose {
+			w.textProp("Remote SQL", x.RemoteSQL)
+		}
 	default:
 		e.filter(b, ns)
 	}
@@ -425,6 +435,11 @@ func (e *explainer) target(p nodes.Plan, member int) (relTarget, bool) {
 	switch x := p.(type) {
 	case *nodes.SeqScan:
 		return e.tableTarget(x.Table, x.Alias), true
+	case *nodes.ForeignScan:
+		if x.Relations != "" {
+			return relTarget{}, false // a pushed-down aggregate scans no single relation
+		}
+		return e.tableTarget(x.Table, x.Alias), true
 	case *nodes.ModifyTable:
 		return e.tableTarget(x.Table, x.Table.Name), true
 	case *nodes.FunctionScan:
@@ -537,6 +552,23 @@ func (e *explainer) output(p nodes.Plan) []outItem {
 			items[i] = outItem{text: e.qualify(alias, x.Table.Columns[c].Name), plain: true}
 		}
 		return items
+	case *nodes.ForeignScan:
+		if x.Aggs != nil {
+			items := exprItems(p, x.GroupKeys)
+			for _, a := range x.Aggs {
+				items = append(items, outItem{text: a.String()})
+			}
+			return items
+		}
+		alias := x.Alias
+		if alias == "" {
+			alias = x.Table.Name
+		}
+		items := make([]outItem, len(x.Columns))
+		for i, c := range x.Columns {
+			items[i] = outItem{text: e.qualify(alias, x.Table.Columns[c].Name), plain: true}
+		}
+		return items
 	case *nodes.ValuesScan:
 		return e.fieldItems("*VALUES*", b.Out)
 	case *nodes.FunctionScan:
@@ -618,6 +650,8 @@ func countRelations(p nodes.Plan) int {
 			seen[tableRef{x.Table, alias}] = true
 		case *nodes.ModifyTable:
 			seen[tableRef{x.Table, x.Table.Name}] = true
+		case *nodes.ForeignScan:
+			seen[tableRef{x.Table, x.Alias}] = true
 		case *nodes.ValuesScan, *nodes.FunctionScan, *nodes.SubqueryScan:
 			seen[q] = true
 		}

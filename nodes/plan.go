@@ -92,12 +92,14 @@ type ValuesScan struct {
 func (*ValuesScan) Children() []Plan { return nil }
 func (*ValuesScan) NodeType() string { return "Values Scan" }
 
-// FunctionScan runs a set-returning function (generate_series).
+// FunctionScan runs a set-returning function: generate_series (one
+// column of type T), or postgres_fdw_get_connections (columns Cols).
 type FunctionScan struct {
 	PlanBase
 	Func  string
 	Args  []Expr
 	T     types.T
+	Cols  []Field
 	Alias string
 }
 
@@ -291,3 +293,49 @@ func (u *Unique) Children() []Plan { return []Plan{u.Child} }
 func (*Unique) NodeType() string   { return "Unique" }
 
 var _ Plan = (*Unique)(nil)
+
+// ForeignScan reads a foreign table through a remote cursor. Its own rows
+// are the fetched columns (Columns of the foreign table, in order), or,
+// when an aggregate was pushed down (Aggs set), the pushed group keys
+// followed by the aggregate results. RemoteSQL is exactly what is sent;
+// conditions that could not be shipped stay in the node's Filter.
+type ForeignScan struct {
+	PlanBase
+	Table *storage.Table
+	Alias string
+	// Columns are the table columns fetched (when no aggregate is pushed).
+	Columns []int
+	// Types are the SQL types of the node's own rows, in order.
+	Types []types.T
+	// RemoteSQL is the remote query (EXPLAIN VERBOSE's "Remote SQL:").
+	RemoteSQL string
+	// Relations names a pushed-down aggregate's input for EXPLAIN
+	// ("Aggregate on (public.ft t)"); empty for plain scans.
+	Relations string
+	// Pushed-down parts, kept for EXPLAIN and later rewrites.
+	// RemoteConds read scan positions, or table column numbers when
+	// CondsOnTable is set.
+	RemoteConds  []Expr
+	CondsOnTable bool
+	GroupKeys    []Expr
+	Aggs         []*AggCall
+	OrderBy      []SortKey
+	Limit        Expr
+	// Connection: the server and the user mapping's key. Options are read
+	// from the catalog at execution (never printed).
+	Server     string
+	MappingKey string
+	FetchSize  int
+	// Async marks a scan run as an async child of Append (a later issue).
+	Async bool
+}
+
+func (*ForeignScan) Children() []Plan { return nil }
+func (f *ForeignScan) NodeType() string {
+	if f.Async {
+		return "Async Foreign Scan"
+	}
+	return "Foreign Scan"
+}
+
+var _ Plan = (*ForeignScan)(nil)

@@ -16,6 +16,8 @@ type Planner struct {
 	SearchPath []string
 	// Setting returns a session setting's value ("on"/"off" for switches).
 	Setting func(name string) string
+	// User is the session's user, whose user mapping foreign scans use.
+	User string
 }
 
 // Query is a planned statement.

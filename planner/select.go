@@ -235,13 +235,16 @@ func (pc *planCtx) tableSource(t *storage.Table, alias string) *source {
 			if targets != nil && isIdentity(targets, fields()) {
 				targets = nil
 			}
-			scan := func(leaf *storage.Table, a string) *nodes.SeqScan {
+			scan := func(leaf *storage.Table, a string) (nodes.Plan, error) {
+				if leaf.Kind == storage.KindForeign {
+					return pc.foreignScan(leaf, a, cols, filter, targets, out)
+				}
 				s := &nodes.SeqScan{Table: leaf, Alias: a, Columns: cols}
 				s.Filter, s.Targets, s.Out = filter, targets, out
-				return s
+				return s, nil
 			}
 			if t.Kind != storage.KindPartitioned {
-				return scan(t, alias), nil
+				return scan(t, alias)
 			}
 			// Partition scans are named after the parent's alias, numbered
 			// when there are several (p_1, p_2), as PostgreSQL does.
@@ -252,7 +255,11 @@ func (pc *planCtx) tableSource(t *storage.Table, alias string) *source {
 				if len(survivors) > 1 {
 					a = alias + "_" + itoa(i+1)
 				}
-				kids = append(kids, scan(leaf, a))
+				k, err := scan(leaf, a)
+				if err != nil {
+					return nil, err
+				}
+				kids = append(kids, k)
 			}
 			if len(kids) == 0 {
 				r := &nodes.Result{Empty: true}
@@ -275,8 +282,11 @@ func (pc *planCtx) functionSource(rf *pg.RangeFunction) (*source, error) {
 	}
 	items := rf.Functions[0].GetList().Items
 	fc := items[0].GetFuncCall()
+	if fc != nil && strings.ToLower(opName(fc.Funcname)) == "postgres_fdw_get_connections" && len(fc.Args) == 0 {
+		return connectionsSource(rf), nil
+	}
 	if fc == nil || strings.ToLower(opName(fc.Funcname)) != "generate_series" {
-		return nil, pgerr.NotSupported("functions in FROM other than generate_series")
+		return nil, pgerr.NotSupported("functions in FROM other than generate_series and postgres_fdw_get_connections")
 	}
 	ec := &exprCtx{p: pc, clause: "functions in FROM"}
 	args, err := ec.transformList(fc.Args)
@@ -317,6 +327,29 @@ func (pc *planCtx) functionSource(rf *pg.RangeFunction) (*source, error) {
 			return fs, nil
 		},
 	}, nil
+}
+
+// connectionsSource is postgres_fdw_get_connections(): the session's
+// remote connections as (server_name text, valid boolean), PostgreSQL
+// 15's columns.
+func connectionsSource(rf *pg.RangeFunction) *source {
+	alias := "postgres_fdw_get_connections"
+	if rf.Alias != nil {
+		alias = rf.Alias.Aliasname
+	}
+	fields := []nodes.Field{{Name: "server_name", T: types.TextT}, {Name: "valid", T: types.BoolT}}
+	return &source{
+		scope:  newFieldScope(alias, fields),
+		fields: func() []nodes.Field { return fields },
+		finish: func(filter nodes.Expr, targets []nodes.Expr, out []nodes.Field) (nodes.Plan, error) {
+			fs := &nodes.FunctionScan{Func: "postgres_fdw_get_connections", Cols: fields, Alias: alias}
+			fs.Filter, fs.Targets, fs.Out = filter, targets, out
+			if out == nil {
+				fs.Out = fields
+			}
+			return fs, nil
+		},
+	}
 }
 
 // planValues plans a VALUES list: column types are the common types of
@@ -499,6 +532,9 @@ func (pc *planCtx) planQueryBody(s *pg.SelectStmt, src *source) (*relPlan, error
 		}
 		agg.Filter, agg.Targets, agg.Out = having, exprs, out
 		plan = agg
+		if pushed := pc.pushAgg(agg); pushed != nil {
+			plan = pushed
+		}
 	}
 	if distinct {
 		keys := make([]nodes.Expr, len(out))
@@ -509,7 +545,14 @@ func (pc *planCtx) planQueryBody(s *pg.SelectStmt, src *source) (*relPlan, error
 		d.Out = out
 		plan = d
 	}
-	return pc.planSortLimit(&relPlan{plan: plan, visible: visible}, s, sortKeys, uniqueKeys)
+	r, err := pc.planSortLimit(&relPlan{plan: plan, visible: visible}, s, sortKeys, uniqueKeys)
+	if err != nil {
+		return nil, err
+	}
+	if pushed := pc.pushSortLimit(r.plan); pushed != nil {
+		r.plan = pushed
+	}
+	return r, nil
 }
 
 // prefixMatches reports whether the first len(unique) sort keys are the

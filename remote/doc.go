@@ -8,10 +8,12 @@
 // Contract:
 //   - A Manager belongs to one pgfed session; it is not safe for
 //     concurrent use except where a method says so (Cancel-related paths
-//     go through pgx's context watcher). One connection per ConnSpec.Key
-//     (server + user mapping) is opened on first use and shared by every
-//     foreign table of that server, as in postgres_fdw, so several scans of
-//     one statement see one snapshot.
+//     go through pgx's context watcher). A Conn runs one command at a
+//     time (another goroutine's command waits), and EndStatement cancels
+//     a command still running on a connection it aborts. One connection
+//     per ConnSpec.Key (server + user mapping) is opened on first use and
+//     shared by every foreign table of that server, as in postgres_fdw, so
+//     several scans of one statement see one snapshot.
 //   - Each new connection is set up so that deparsed literals mean the same
 //     thing remotely: search_path = pg_catalog, TimeZone = UTC,
 //     DateStyle = ISO, IntervalStyle = postgres, extra_float_digits = 3.

@@ -128,3 +128,106 @@ func kindTitle(kind string) string {
 	}
 	return strings.ToUpper(kind[:1]) + kind[1:]
 }
+
+// fdwOptions formats options as psql shows them: (name 'value', ...),
+// names quoted when needed, sorted for a stable display.
+func fdwOptions(opts map[string]string) string {
+	if len(opts) == 0 {
+		return ""
+	}
+	keys := make([]string, 0, len(opts))
+	for k := range opts {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = quoteOptionName(k) + " '" + strings.ReplaceAll(opts[k], "'", "''") + "'"
+	}
+	return "(" + strings.Join(parts, ", ") + ")"
+}
+
+// quoteOptionName quotes an option name that is a keyword (user) or not
+// a plain identifier, as psql's quote_ident does.
+func quoteOptionName(s string) string {
+	plain := s != "" && s != "user"
+	for _, c := range s {
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_') {
+			plain = false
+		}
+	}
+	if plain {
+		return s
+	}
+	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
+}
+
+// listServers runs \des[+]: "List of foreign servers".
+func (r *repl) listServers(verbose bool) bool {
+	servers, err := r.sess.ListServers()
+	if err != nil {
+		r.serverError(err, "")
+		return false
+	}
+	t := &table{title: "List of foreign servers", headers: []string{"Name", "Owner", "Foreign-data wrapper"}}
+	if verbose {
+		t.headers = append(t.headers, "Access privileges", "Type", "Version", "FDW options", "Description")
+	}
+	t.rightAlign = make([]bool, len(t.headers))
+	for _, s := range servers {
+		row := []string{s.Name, r.opts.owner, s.Wrapper}
+		if verbose {
+			row = append(row, "", "", "", fdwOptions(s.Options), "")
+		}
+		t.rows = append(t.rows, row)
+	}
+	r.printTable(t, true)
+	return true
+}
+
+// listUserMappings runs \deu[+]: "List of user mappings" (passwords are
+// never shown).
+func (r *repl) listUserMappings(verbose bool) bool {
+	maps, err := r.sess.ListUserMappings()
+	if err != nil {
+		r.serverError(err, "")
+		return false
+	}
+	t := &table{title: "List of user mappings", headers: []string{"Server", "User name"}}
+	if verbose {
+		t.headers = append(t.headers, "FDW options")
+	}
+	t.rightAlign = make([]bool, len(t.headers))
+	for _, m := range maps {
+		row := []string{m.Server, m.User}
+		if verbose {
+			row = append(row, fdwOptions(m.Options))
+		}
+		t.rows = append(t.rows, row)
+	}
+	r.printTable(t, true)
+	return true
+}
+
+// listForeignTables runs \det[+]: "List of foreign tables".
+func (r *repl) listForeignTables(verbose bool) bool {
+	tables, err := r.sess.ListForeignTables()
+	if err != nil {
+		r.serverError(err, "")
+		return false
+	}
+	t := &table{title: "List of foreign tables", headers: []string{"Schema", "Table", "Server"}}
+	if verbose {
+		t.headers = append(t.headers, "FDW options", "Description")
+	}
+	t.rightAlign = make([]bool, len(t.headers))
+	for _, ft := range tables {
+		row := []string{ft.Schema, ft.Name, ft.Server}
+		if verbose {
+			row = append(row, fdwOptions(ft.Options), "")
+		}
+		t.rows = append(t.rows, row)
+	}
+	r.printTable(t, true)
+	return true
+}

@@ -370,3 +370,18 @@ func sqlName(name string) string {
 	}
 	return b.String()
 }
+
+func (f *fakeSession) ListServers() ([]pgfed.ServerInfo, error) {
+	f.log("ListServers")
+	return []pgfed.ServerInfo{{Name: "s1", Wrapper: "postgres_fdw", Options: map[string]string{"host": "127.0.0.1", "port": "5432"}}}, nil
+}
+
+func (f *fakeSession) ListUserMappings() ([]pgfed.UserMappingInfo, error) {
+	f.log("ListUserMappings")
+	return []pgfed.UserMappingInfo{{Server: "s1", User: "public", Options: map[string]string{"user": "u"}}}, nil
+}
+
+func (f *fakeSession) ListForeignTables() ([]pgfed.ForeignTableInfo, error) {
+	f.log("ListForeignTables")
+	return []pgfed.ForeignTableInfo{{Schema: "public", Name: "ft", Server: "s1", Options: map[string]string{"table_name": "t"}}}, nil
+}

@@ -192,6 +192,12 @@ func (r *repl) runMetaCommand(name string, args *cmdArgs, st *loopState) bool {
 		r.info(onOff("Timing is %s.", r.timing))
 	case "x":
 		return r.setExpanded(args)
+	case "des", "des+":
+		return r.listServers(name == "des+")
+	case "deu", "deu+":
+		return r.listUserMappings(name == "deu+")
+	case "det", "det+":
+		return r.listForeignTables(name == "det+")
 	case "d", "d+":
 		pattern, ok := args.next()
 		if !ok {

@@ -23,6 +23,9 @@ type Session interface {
 	SetNoticeHandler(fn func(*pgfed.Notice))
 	ListRelations() ([]pgfed.RelationInfo, error)
 	DescribeRelation(name string) (*pgfed.RelationDesc, error)
+	ListServers() ([]pgfed.ServerInfo, error)
+	ListUserMappings() ([]pgfed.UserMappingInfo, error)
+	ListForeignTables() ([]pgfed.ForeignTableInfo, error)
 }
 
 // Rows is what the REPL uses of a *pgfed.Rows, an interface so that tests

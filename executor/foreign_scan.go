@@ -1,0 +1,99 @@
+package executor
+
+// ForeignScan reads a foreign table through a remote cursor: Open gets the
+// session's connection to the server (opening the statement's remote
+// REPEATABLE READ transaction on first use) and declares a cursor for the
+// plan's remote SQL; Next fetches FetchSize rows at a time, decoded from
+// the binary format into a batch of the node's own rows; Close closes the
+// cursor. The remote transaction is committed or aborted at the end of
+// the statement by the session, not here.
+//
+// Errors: remote errors keep their SQLSTATE, with CONTEXT naming the
+// remote SQL. Cancellation: the context reaches pgx, which sends a real
+// cancel request to the server while a FETCH runs.
+
+import (
+	"context"
+	"io"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/pgfed/pgfed/nodes"
+	"github.com/pgfed/pgfed/pgerr"
+	"github.com/pgfed/pgfed/remote"
+)
+
+// RemoteConnector gives foreign scans their connections; the session
+// implements it over its remote.Manager and the catalog.
+type RemoteConnector interface {
+	Conn(ctx context.Context, server, mappingKey string) (*remote.Conn, error)
+	// Connection management, for postgres_fdw_get_connections() and
+	// postgres_fdw_disconnect[_all]().
+	Connections() []remote.ConnInfo
+	Disconnect(server string) (bool, error)
+	DisconnectAll() bool
+}
+
+type foreignScan struct {
+	plan   *nodes.ForeignScan
+	ec     *ExecContext
+	schema *arrow.Schema
+	cursor *remote.Cursor
+	eof    bool
+}
+
+var _ Operator = (*foreignScan)(nil)
+
+func newForeignScan(p *nodes.ForeignScan, ec *ExecContext) (Operator, error) {
+	fields := make([]nodes.Field, len(p.Types))
+	for i, t := range p.Types {
+		fields[i] = nodes.Field{Name: "c" + itoa(i), T: t}
+	}
+	return &foreignScan{plan: p, ec: ec, schema: schemaOf(fields)}, nil
+}
+
+func (f *foreignScan) Open(ctx context.Context) error {
+	if f.ec.Remote == nil {
+		return pgerr.Internal("foreign scan without a remote connector")
+	}
+	conn, err := f.ec.Remote.Conn(ctx, f.plan.Server, f.plan.MappingKey)
+	if err != nil {
+		return err
+	}
+	f.eof = false
+	f.cursor, err = conn.OpenCursor(ctx, f.plan.RemoteSQL)
+	return err
+}
+
+func (f *foreignScan) Next(ctx context.Context) (arrow.RecordBatch, error) {
+	for !f.eof {
+		if err := checkCtx(ctx); err != nil {
+			return nil, err
+		}
+		b, eof, err := f.cursor.Fetch(ctx, f.plan.FetchSize, f.schema, f.plan.Types)
+		if err != nil {
+			return nil, err
+		}
+		f.eof = eof
+		if b != nil && b.NumRows() > 0 {
+			return b, nil
+		}
+		if b != nil {
+			b.Release()
+		}
+	}
+	return nil, io.EOF
+}
+
+func (f *foreignScan) Close() error {
+	if f.cursor == nil {
+		return nil
+	}
+	c := f.cursor
+	f.cursor = nil
+	// Closing must not depend on the statement's context, which may be
+	// cancelled already; the session aborts the remote transaction anyway.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	return c.Close(ctx)
+}

@@ -1,0 +1,334 @@
+package planner
+
+// Foreign scans: which conditions, ORDER BY/LIMIT and aggregates can be
+// shipped to the remote server, and the remote SQL that does it.
+
+import (
+	"strconv"
+
+	"github.com/pgfed/pgfed/nodes"
+	"github.com/pgfed/pgfed/pgerr"
+	"github.com/pgfed/pgfed/remote"
+	"github.com/pgfed/pgfed/storage"
+	"github.com/pgfed/pgfed/types"
+)
+
+// pushdown reports whether shipping work to remote servers is enabled
+// (the pgfed.pushdown setting; off keeps everything local, for testing
+// that both give the same results).
+func (pc *planCtx) pushdown() bool {
+	return pc.Setting == nil || pc.Setting("pgfed.pushdown") != "off"
+}
+
+// foreignScan plans the scan of foreign table t reading table columns
+// cols; filter and targets are over those columns (scan positions).
+func (pc *planCtx) foreignScan(t *storage.Table, alias string, cols []int, filter nodes.Expr, targets []nodes.Expr, out []nodes.Field) (*nodes.ForeignScan, error) {
+	srv := pc.Catalog.Server(t.Foreign.Server)
+	if srv == nil {
+		return nil, pgerr.New(pgerr.UndefinedObject, "server %q does not exist", t.Foreign.Server)
+	}
+	m := pc.Catalog.MappingFor(srv.Name, pc.User)
+	if m == nil {
+		return nil, pgerr.New(pgerr.UndefinedObject, "user mapping not found for %q", pc.User)
+	}
+	fs := &nodes.ForeignScan{Table: t, Alias: alias, Columns: cols, Server: srv.Name, MappingKey: srv.Name + "/" + m.User}
+	fs.FetchSize = fetchSize(srv, t)
+	for _, c := range cols {
+		fs.Types = append(fs.Types, t.Columns[c].Type)
+	}
+	// Split the filter: shippable conjuncts go to the remote WHERE.
+	var local []nodes.Expr
+	for _, c := range conjuncts(filter) {
+		if pc.pushdown() && remote.Shippable(c) {
+			fs.RemoteConds = append(fs.RemoteConds, c)
+		} else {
+			local = append(local, c)
+		}
+	}
+	fs.Filter = andOf(local)
+	fs.Targets, fs.Out = targets, out
+	if targets != nil {
+		fetchOnlyNeeded(fs)
+	}
+	if err := pc.deparseScan(fs); err != nil {
+		return nil, err
+	}
+	return fs, nil
+}
+
+// fetchOnlyNeeded narrows a projecting scan to the columns its targets
+// and local filter read, in table order (columns used only by shipped
+// conditions are not fetched), as postgres_fdw's remote SQL does.
+func fetchOnlyNeeded(fs *nodes.ForeignScan) {
+	used := map[int]bool{}
+	note := func(e nodes.Expr) {
+		nodes.WalkExpr(e, func(x nodes.Expr) {
+			if c, ok := x.(*nodes.ColumnRef); ok {
+				used[fs.Columns[c.Index]] = true
+			}
+		})
+	}
+	for _, t := range fs.Targets {
+		note(t)
+	}
+	note(fs.Filter)
+	var fetched []int
+	for c := range fs.Table.Columns {
+		if used[c] {
+			fetched = append(fetched, c)
+		}
+	}
+	pos := map[int]int{} // table column -> new scan position
+	for i, c := range fetched {
+		pos[c] = i
+	}
+	old := fs.Columns
+	var remap func(nodes.Expr) (nodes.Expr, error)
+	remap = func(x nodes.Expr) (nodes.Expr, error) {
+		if c, ok := x.(*nodes.ColumnRef); ok {
+			cc := *c
+			cc.Index = pos[old[c.Index]]
+			return &cc, nil
+		}
+		return mapChildren(x, remap)
+	}
+	targets := make([]nodes.Expr, len(fs.Targets))
+	for i, t := range fs.Targets {
+		targets[i], _ = remap(t)
+	}
+	fs.Targets = targets
+	if fs.Filter != nil {
+		fs.Filter, _ = remap(fs.Filter)
+	}
+	// RemoteConds are deparsed against the old positions: translate them
+	// to table columns now (the deparser names table columns).
+	conds := make([]nodes.Expr, len(fs.RemoteConds))
+	for i, c := range fs.RemoteConds {
+		conds[i] = toTableColumns(c, old)
+	}
+	fs.RemoteConds = conds
+	fs.Columns = fetched
+	fs.Types = fs.Types[:0]
+	for _, c := range fetched {
+		fs.Types = append(fs.Types, fs.Table.Columns[c].Type)
+	}
+	fs.CondsOnTable = true
+}
+
+func fetchSize(srv *storage.Server, t *storage.Table) int {
+	for _, opts := range []map[string]string{t.Foreign.Options, srv.Options} {
+		if v, ok := opts["fetch_size"]; ok {
+			if n, err := strconv.Atoi(v); err == nil && n > 0 {
+				return n
+			}
+		}
+	}
+	return 100
+}
+
+func conjuncts(e nodes.Expr) []nodes.Expr {
+	if e == nil {
+		return nil
+	}
+	if b, ok := e.(*nodes.BoolExpr); ok && b.Op == nodes.And {
+		return b.Args
+	}
+	return []nodes.Expr{e}
+}
+
+func andOf(es []nodes.Expr) nodes.Expr {
+	switch len(es) {
+	case 0:
+		return nil
+	case 1:
+		return es[0]
+	}
+	return &nodes.BoolExpr{Op: nodes.And, Args: es}
+}
+
+// remoteColumns are the remote names of all of t's columns.
+func remoteColumns(t *storage.Table) []string {
+	names := make([]string, len(t.Columns))
+	for i := range names {
+		names[i] = t.RemoteColumn(i)
+	}
+	return names
+}
+
+// toTableColumns rewrites ColumnRefs over scan positions into ColumnRefs
+// over table column numbers (what the deparser resolves names by).
+func toTableColumns(e nodes.Expr, cols []int) nodes.Expr {
+	var f func(nodes.Expr) (nodes.Expr, error)
+	f = func(x nodes.Expr) (nodes.Expr, error) {
+		if c, ok := x.(*nodes.ColumnRef); ok {
+			cc := *c
+			cc.Index = cols[c.Index]
+			return &cc, nil
+		}
+		return mapChildren(x, f)
+	}
+	out, _ := f(e)
+	return out
+}
+
+// deparseScan sets fs.RemoteSQL from its pushed-down parts.
+func (pc *planCtx) deparseScan(fs *nodes.ForeignScan) error {
+	t := fs.Table
+	schema, name := t.RemoteName()
+	sel := &remote.Select{Schema: schema, Table: name, AllCols: remoteColumns(t)}
+	for _, c := range fs.Columns {
+		sel.Columns = append(sel.Columns, t.RemoteColumn(c))
+	}
+	for _, c := range fs.RemoteConds {
+		if fs.CondsOnTable {
+			sel.Where = append(sel.Where, c)
+		} else {
+			sel.Where = append(sel.Where, toTableColumns(c, fs.Columns))
+		}
+	}
+	if fs.Aggs != nil {
+		for _, k := range fs.GroupKeys {
+			sel.GroupBy = append(sel.GroupBy, toTableColumns(k, fs.Columns))
+		}
+		for _, a := range fs.Aggs {
+			ac := *a
+			ac.Args = nil
+			for _, arg := range a.Args {
+				ac.Args = append(ac.Args, toTableColumns(arg, fs.Columns))
+			}
+			ac.OrderBy = nil
+			for _, k := range a.OrderBy {
+				ac.OrderBy = append(ac.OrderBy, nodes.SortKey{Expr: toTableColumns(k.Expr, fs.Columns), Desc: k.Desc, NullsFirst: k.NullsFirst})
+			}
+			sel.Aggs = append(sel.Aggs, &ac)
+		}
+	}
+	for _, k := range fs.OrderBy {
+		sel.OrderBy = append(sel.OrderBy, nodes.SortKey{Expr: toTableColumns(k.Expr, fs.Columns), Desc: k.Desc, NullsFirst: k.NullsFirst})
+	}
+	sel.Limit = fs.Limit
+	sqlText, err := sel.SQL()
+	if err != nil {
+		return err
+	}
+	fs.RemoteSQL = sqlText
+	return nil
+}
+
+// pushSortLimit ships ORDER BY and LIMIT into a foreign scan that is the
+// whole query (no local filter or projection in the way): it returns the
+// rewritten scan, or nil when it cannot.
+func (pc *planCtx) pushSortLimit(p nodes.Plan) nodes.Plan {
+	if !pc.pushdown() {
+		return nil
+	}
+	var lim *nodes.Limit
+	if l, ok := p.(*nodes.Limit); ok {
+		lim, p = l, l.Child
+	}
+	var srt *nodes.Sort
+	if s, ok := p.(*nodes.Sort); ok {
+		srt, p = s, s.Child
+	}
+	fs, ok := p.(*nodes.ForeignScan)
+	if !ok || fs.Filter != nil || fs.Aggs != nil || fs.Limit != nil || (srt == nil && lim == nil) {
+		return nil
+	}
+	c := *fs
+	if srt != nil {
+		// Sort keys are over the scan's output: with a projection, they
+		// must be plain columns of the scan to be shipped.
+		for _, k := range srt.Keys {
+			ref := k.Expr.(*nodes.ColumnRef)
+			expr := nodes.Expr(&nodes.ColumnRef{Index: ref.Index, Name: fs.Table.Columns[fs.Columns[ref.Index]].Name, T: ref.T})
+			if fs.Targets != nil {
+				expr = fs.Targets[ref.Index]
+			}
+			if !remote.Shippable(expr) || !sortableRemotely(expr.Type()) {
+				return nil
+			}
+			c.OrderBy = append(c.OrderBy, nodes.SortKey{Expr: expr, Desc: k.Desc, NullsFirst: k.NullsFirst})
+		}
+	}
+	if lim != nil {
+		if lim.Offset != nil {
+			return nil
+		}
+		if _, isConst := lim.Count.(*nodes.Const); !isConst {
+			return nil
+		}
+		c.Limit = lim.Count
+	}
+	if err := pc.deparseScan(&c); err != nil {
+		return nil
+	}
+	// Keep the local Sort/Limit on top: correct whatever the remote does,
+	// and cheap on the few rows that come back.
+	if srt != nil {
+		s := *srt
+		s.Child = &c
+		p = &s
+	} else {
+		p = &c
+	}
+	if lim != nil {
+		l := *lim
+		l.Child = p
+		return &l
+	}
+	return p
+}
+
+// sortableRemotely: text ordering differs between collations, so only
+// types whose order is collation-free are sorted remotely.
+func sortableRemotely(t types.T) bool { return !t.IsString() }
+
+// pushAgg ships an aggregate over a single foreign table to the remote
+// server: the scan then returns the group keys and aggregate results
+// (the Agg's projection and HAVING stay local on top of it). It returns
+// nil when something is not shippable or would differ remotely (text
+// ordering inside min/max or aggregate ORDER BY depends on collation).
+func (pc *planCtx) pushAgg(agg *nodes.Agg) nodes.Plan {
+	fs, ok := agg.Child.(*nodes.ForeignScan)
+	if !ok || !pc.pushdown() || fs.Filter != nil || fs.Targets != nil || fs.Aggs != nil || fs.Limit != nil {
+		return nil
+	}
+	for _, k := range agg.GroupKeys {
+		if !remote.Shippable(k) {
+			return nil
+		}
+	}
+	for _, a := range agg.Aggs {
+		for _, arg := range a.Args {
+			if !remote.Shippable(arg) {
+				return nil
+			}
+		}
+		if (a.Name == "min" || a.Name == "max") && a.T.IsString() {
+			return nil
+		}
+		for _, k := range a.OrderBy {
+			if !remote.Shippable(k.Expr) || !sortableRemotely(k.Expr.Type()) {
+				return nil
+			}
+		}
+		if a.Filter != nil {
+			return nil
+		}
+	}
+	c := *fs
+	c.GroupKeys, c.Aggs = agg.GroupKeys, agg.Aggs
+	c.Types = nil
+	for _, k := range agg.GroupKeys {
+		c.Types = append(c.Types, k.Type())
+	}
+	for _, a := range agg.Aggs {
+		c.Types = append(c.Types, a.T)
+	}
+	c.Relations = "Aggregate on (" + nodes.QuoteIdent(fs.Table.Schema) + "." + nodes.QuoteIdent(fs.Table.Name) + " " + nodes.QuoteIdent(fs.Alias) + ")"
+	c.Filter, c.Targets, c.Out = agg.Filter, agg.Targets, agg.Out
+	if err := pc.deparseScan(&c); err != nil {
+		return nil
+	}
+	return &c
+}

@@ -1,0 +1,199 @@
+package remote
+
+import (
+	"context"
+	"maps"
+	"strconv"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/pgfed/pgfed/pgerr"
+)
+
+// Conn is one remote connection. Its commands run one at a time: a second
+// goroutine using the same Conn waits for the first.
+type Conn struct {
+	m    *Manager
+	spec ConnSpec // as connected; a spec with other connection options invalidates it
+	pg   *pgconn.PgConn
+	user string // the role it logged in as
+
+	// busy holds a token while a command runs, which lets EndStatement
+	// find a command still in flight (a fetch running in another
+	// goroutine) and cancel it.
+	busy chan struct{}
+
+	// The fields below change only with busy held.
+
+	// xact is set while the remote transaction opened by Manager.Conn is
+	// open; xactID counts transactions, so that a cursor can tell whether
+	// the transaction it was declared in is still the current one.
+	xact   bool
+	xactID uint64
+	// invalidated is set when the connection options changed while a
+	// transaction was open; the connection is closed when it ends.
+	invalidated bool
+}
+
+// setupSQL makes deparsed literals and text output mean the same remotely
+// as locally, whatever the remote role's or database's defaults are
+// (postgres_fdw's configure_remote_session). One round trip.
+const setupSQL = "SET search_path = pg_catalog; SET timezone = 'UTC'; SET datestyle = ISO; " +
+	"SET intervalstyle = postgres; SET extra_float_digits = 3"
+
+// closeTimeout bounds the goodbye message of a connection being closed.
+const closeTimeout = 5 * time.Second
+
+// connect opens and sets up a connection for spec. A server that cannot be
+// reached, refuses the login or fails the setup is 08001.
+func connect(ctx context.Context, m *Manager, spec ConnSpec) (*Conn, error) {
+	cfg, err := connConfig(spec)
+	if err != nil {
+		return nil, connectError(spec.Server, err)
+	}
+	pg, err := pgconn.ConnectConfig(ctx, cfg)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, contextError(ctx)
+		}
+		return nil, connectError(spec.Server, err)
+	}
+	// The spec is kept to compare with later ones, so it must not change
+	// under us with a caller's map.
+	spec.Options, spec.User = maps.Clone(spec.Options), maps.Clone(spec.User)
+	c := &Conn{m: m, spec: spec, pg: pg, user: cfg.User, busy: make(chan struct{}, 1)}
+	if _, err := pg.Exec(ctx, setupSQL).ReadAll(); err != nil {
+		c.closeIdle()
+		return nil, commandError(ctx, err, spec.Server, setupSQL)
+	}
+	return c, nil
+}
+
+// acquire waits until no other command runs on c.
+func (c *Conn) acquire(ctx context.Context) error {
+	select {
+	case c.busy <- struct{}{}:
+		return nil
+	default:
+	}
+	select {
+	case c.busy <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return contextError(ctx)
+	}
+}
+
+func (c *Conn) release() { <-c.busy }
+
+// broken reports whether the connection failed (network error, FATAL
+// error, forced close); pgx closes a connection in any such case.
+func (c *Conn) broken() bool { return c.pg.IsClosed() }
+
+// exec runs a command whose results do not matter, with busy held.
+func (c *Conn) exec(ctx context.Context, sql string) error {
+	_, err := c.pg.Exec(ctx, sql).ReadAll()
+	return commandError(ctx, err, c.spec.Server, sql)
+}
+
+// closeIdle closes the connection, saying goodbye to the server; no
+// command may be running.
+func (c *Conn) closeIdle() {
+	ctx, cancel := context.WithTimeout(context.Background(), closeTimeout)
+	defer cancel()
+	_ = c.pg.Close(ctx)
+}
+
+// closeAnyway closes the connection, also when a command is running in
+// another goroutine: closing the socket under that command makes it fail
+// at once with a network error.
+func (c *Conn) closeAnyway() {
+	select {
+	case c.busy <- struct{}{}:
+		c.closeIdle()
+		c.release()
+	default:
+		_ = c.pg.Conn().Close()
+	}
+}
+
+// checkInXact is the precondition of the commands run for a statement:
+// the connection works and its remote transaction is the one the
+// statement opened.
+func (c *Conn) checkInXact() error {
+	if c.broken() {
+		return lostError(c.spec.Server)
+	}
+	if !c.xact {
+		return pgerr.Internal("remote connection to server %q used outside its statement", c.spec.Server)
+	}
+	return nil
+}
+
+// QueryText runs a query and returns its rows as text values (nil =
+// NULL), for catalog lookups such as IMPORT FOREIGN SCHEMA. args are the
+// values of $1, $2 ... (nil, string, []byte, bool, integers or float64),
+// sent as text for the server to type.
+func (c *Conn) QueryText(ctx context.Context, sql string, args ...any) ([][]*string, error) {
+	params, err := textParams(args)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.acquire(ctx); err != nil {
+		return nil, err
+	}
+	defer c.release()
+	if err := c.checkInXact(); err != nil {
+		return nil, err
+	}
+	rr := c.pg.ExecParams(ctx, sql, params, nil, nil, nil)
+	var rows [][]*string
+	for rr.NextRow() {
+		vals := rr.Values()
+		row := make([]*string, len(vals))
+		texts := make([]string, len(vals))
+		for i, v := range vals {
+			if v != nil {
+				texts[i] = string(v)
+				row[i] = &texts[i]
+			}
+		}
+		rows = append(rows, row)
+	}
+	if _, err := rr.Close(); err != nil {
+		return nil, commandError(ctx, err, c.spec.Server, sql)
+	}
+	return rows, nil
+}
+
+// textParams renders query arguments in PostgreSQL's text input format.
+func textParams(args []any) ([][]byte, error) {
+	if len(args) == 0 {
+		return nil, nil
+	}
+	out := make([][]byte, len(args))
+	for i, a := range args {
+		switch v := a.(type) {
+		case nil:
+		case string:
+			out[i] = []byte(v)
+		case []byte:
+			out[i] = v
+		case bool:
+			out[i] = strconv.AppendBool(nil, v)
+		case int:
+			out[i] = strconv.AppendInt(nil, int64(v), 10)
+		case int32:
+			out[i] = strconv.AppendInt(nil, int64(v), 10)
+		case int64:
+			out[i] = strconv.AppendInt(nil, v, 10)
+		case uint32:
+			out[i] = strconv.AppendUint(nil, uint64(v), 10)
+		case float64:
+			out[i] = strconv.AppendFloat(nil, v, 'g', -1, 64)
+		default:
+			return nil, pgerr.Internal("remote: unsupported query argument type %T", a)
+		}
+	}
+	return out, nil
+}

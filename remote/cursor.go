@@ -1,0 +1,236 @@
+package remote
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strconv"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/pgfed/pgfed/pgerr"
+	"github.com/pgfed/pgfed/types"
+)
+
+// Cursor is an open remote cursor (DECLARE cN CURSOR FOR ...).
+type Cursor struct {
+	c      *Conn
+	name   string // c1, c2 ...
+	query  string // the cursor's query, which errors name as postgres_fdw's do
+	xactID uint64 // the remote transaction the cursor lives in
+	oids   []uint32
+	closed bool
+
+	// The decoding plan for the local types last asked for: per column
+	// the result format requested from the server and the decoder.
+	cols     []types.T
+	formats  []int16
+	columns  []fetchColumn
+	fetchN   int
+	fetchSQL string
+}
+
+// OpenCursor declares a cursor for sql in the current remote transaction.
+//
+// The DECLARE goes out together with a Describe of a FETCH from the new
+// cursor, in one round trip: knowing the remote column types before the
+// first FETCH lets each FETCH ask for binary results only for the columns
+// decoded here and text for the rest.
+func (c *Conn) OpenCursor(ctx context.Context, sql string) (*Cursor, error) {
+	if err := c.acquire(ctx); err != nil {
+		return nil, err
+	}
+	defer c.release()
+	if err := c.checkInXact(); err != nil {
+		return nil, err
+	}
+	name := "c" + strconv.FormatUint(uint64(c.m.lastCursor.Add(1)), 10)
+	oids, err := c.declare(ctx, "DECLARE "+name+" CURSOR FOR "+sql, "FETCH 1 FROM "+name)
+	if err != nil {
+		return nil, commandError(ctx, err, c.spec.Server, sql)
+	}
+	return &Cursor{c: c, name: name, query: sql, xactID: c.xactID, oids: oids}, nil
+}
+
+// declare runs the DECLARE command declareSQL and describes (without
+// running) fetchSQL, returning the type OIDs of the cursor's columns.
+func (c *Conn) declare(ctx context.Context, declareSQL, fetchSQL string) ([]uint32, error) {
+	p := c.pg.StartPipeline(ctx)
+	p.SendQueryParams(declareSQL, nil, nil, nil, nil)
+	p.SendPrepare("", fetchSQL, nil)
+	if err := p.Sync(); err != nil {
+		_ = p.Close()
+		return nil, err
+	}
+	var (
+		oids     []uint32
+		firstErr error
+	)
+	for done := false; !done; {
+		res, err := p.GetResults()
+		if err != nil {
+			if firstErr == nil {
+				firstErr = err
+			}
+			// After an error from the server, the pipeline skips to the
+			// Sync; any other error means the connection is gone.
+			var pgErr *pgconn.PgError
+			if !errors.As(err, &pgErr) {
+				break
+			}
+			continue
+		}
+		switch r := res.(type) {
+		case *pgconn.ResultReader:
+			if _, err := r.Close(); err != nil && firstErr == nil {
+				firstErr = err
+			}
+		case *pgconn.StatementDescription:
+			oids = make([]uint32, len(r.Fields))
+			for i, f := range r.Fields {
+				oids[i] = f.DataTypeOID
+			}
+		default: // *pgconn.PipelineSync, or nil when nothing is left
+			done = true
+		}
+	}
+	if err := p.Close(); err != nil && firstErr == nil {
+		firstErr = err
+	}
+	return oids, firstErr
+}
+
+// Fetch runs FETCH n and decodes the rows (binary format) into a batch of
+// the given schema, whose columns have the SQL types cols (converting
+// from the remote column types when they differ). eof is true when fewer
+// than n rows came back. The batch is nil when no rows came back.
+//
+// Conversions follow postgres_fdw, which reads each remote value's text
+// output with the local type's input function: a remote bigint too large
+// for a local integer is 22003, a remote text too long for a local
+// varchar(n) is 22001. With no columns (a scan only counting rows) the
+// remote values are ignored.
+func (cu *Cursor) Fetch(ctx context.Context, n int, schema *arrow.Schema, cols []types.T) (b arrow.RecordBatch, eof bool, err error) {
+	if n <= 0 {
+		return nil, false, pgerr.Internal("remote: fetch size %d is not positive", n)
+	}
+	c := cu.c
+	if err := c.acquire(ctx); err != nil {
+		return nil, false, err
+	}
+	defer c.release()
+	if cu.closed {
+		return nil, false, pgerr.Internal("remote: cursor %s used after it was closed", cu.name)
+	}
+	if err := c.checkInXact(); err != nil {
+		return nil, false, err
+	}
+	if c.xactID != cu.xactID {
+		return nil, false, pgerr.Internal("remote: cursor %s used after its statement ended", cu.name)
+	}
+	if err := cu.plan(schema, cols); err != nil {
+		return nil, false, err
+	}
+	if n != cu.fetchN {
+		cu.fetchN = n
+		cu.fetchSQL = "FETCH " + strconv.Itoa(n) + " FROM " + cu.name
+	}
+	columns := cu.columns
+	for i := range columns {
+		columns[i].out.reset(min(n, maxPreallocRows))
+	}
+
+	rr := c.pg.ExecParams(ctx, cu.fetchSQL, nil, nil, nil, cu.formats)
+	var decodeErr error
+	if len(columns) > 0 && len(rr.FieldDescriptions()) != len(columns) {
+		decodeErr = errResultMismatch()
+	}
+	rows := 0
+	for rr.NextRow() {
+		rows++
+		if decodeErr != nil || len(columns) == 0 {
+			continue // the rest of the result still has to be read
+		}
+		vals := rr.Values()
+		for i := range columns {
+			if err := columns[i].dec.decode(vals[i]); err != nil {
+				decodeErr = err
+				break
+			}
+		}
+	}
+	if _, err := rr.Close(); err != nil {
+		return nil, false, commandError(ctx, err, c.spec.Server, cu.query)
+	}
+	if decodeErr != nil {
+		return nil, false, decodeErr
+	}
+	eof = rows < n
+	if rows == 0 {
+		return nil, eof, nil
+	}
+	arrs := make([]arrow.Array, len(columns))
+	for i := range columns {
+		arrs[i] = columns[i].out.finish(schema.Field(i).Type)
+	}
+	b = array.NewRecordBatch(schema, arrs, int64(rows))
+	for _, a := range arrs {
+		a.Release()
+	}
+	return b, eof, nil
+}
+
+// maxPreallocRows caps the rows whose room a FETCH reserves before it
+// knows how many come back.
+const maxPreallocRows = 16384
+
+// plan chooses the result formats and decoders for the local types cols,
+// unless the previous FETCH already did for the same types.
+func (cu *Cursor) plan(schema *arrow.Schema, cols []types.T) error {
+	if cu.columns != nil && slices.Equal(cols, cu.cols) {
+		return nil
+	}
+	if schema.NumFields() != len(cols) {
+		return pgerr.Internal("remote: schema has %d fields for %d column types", schema.NumFields(), len(cols))
+	}
+	if len(cols) > 0 && len(cols) != len(cu.oids) {
+		return errResultMismatch()
+	}
+	cu.cols = slices.Clone(cols)
+	cu.columns = make([]fetchColumn, len(cols))
+	cu.formats = nil
+	if len(cols) > 0 {
+		cu.formats = make([]int16, len(cols))
+	}
+	for i, t := range cols {
+		cu.columns[i], cu.formats[i] = newColumn(cu.oids[i], t)
+	}
+	return nil
+}
+
+// errResultMismatch is postgres_fdw's error for a remote result whose
+// columns are not those of the foreign table.
+func errResultMismatch() error {
+	return pgerr.Internal("remote query result does not match the foreign table")
+}
+
+// Close closes the cursor (CLOSE cN). A cursor whose remote transaction
+// has ended, failed or lost its connection is already gone (or will be
+// with the abort), so closing it sends nothing.
+func (cu *Cursor) Close(ctx context.Context) error {
+	if cu.closed {
+		return nil
+	}
+	cu.closed = true
+	cu.columns = nil
+	c := cu.c
+	if err := c.acquire(ctx); err != nil {
+		return err
+	}
+	defer c.release()
+	if c.broken() || !c.xact || c.xactID != cu.xactID || c.pg.TxStatus() != 'T' {
+		return nil
+	}
+	return c.exec(ctx, "CLOSE "+cu.name)
+}
