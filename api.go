@@ -41,6 +41,8 @@ type ColumnDesc struct {
 	Type    string // format_type spelling, e.g. "character varying(10)"
 	NotNull bool
 	Default string // deparsed default expression, "" if none
+	// FDWOptions are a foreign table column's options (column_name).
+	FDWOptions map[string]string
 }
 
 // RelationDesc is what \d NAME shows.
@@ -52,6 +54,9 @@ type RelationDesc struct {
 	PartitionOf    string   // parent name, for a partition
 	PartitionBound string   // e.g. "FOR VALUES FROM (1) TO (10)"
 	Partitions     []string // "name FOR VALUES ..." for a partitioned table
+	// Server and FDWOptions describe a foreign table.
+	Server     string
+	FDWOptions map[string]string
 }
 
 var _ = arrow.RecordBatch(nil)

@@ -22,6 +22,7 @@ import (
 	"github.com/pgfed/pgfed/executor"
 	"github.com/pgfed/pgfed/nodes"
 	"github.com/pgfed/pgfed/pgerr"
+	"github.com/pgfed/pgfed/planner"
 	"github.com/pgfed/pgfed/storage"
 	"github.com/pgfed/pgfed/types"
 )
@@ -178,6 +179,9 @@ func copyColumns(t *storage.Table, attlist []*pg.Node) ([]int, error) {
 func (s *Session) copyFrom(ctx context.Context, st *pg.CopyStmt, o copyOptions) (*Rows, error) {
 	t, err := s.planner().ResolveTable(st.Relation)
 	if err != nil {
+		return nil, err
+	}
+	if err := planner.RefuseForeignWrite(t, "COPY FROM into"); err != nil {
 		return nil, err
 	}
 	cols, err := copyColumns(t, st.Attlist)

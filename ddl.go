@@ -643,6 +643,9 @@ func (s *Session) truncate(st *pg.TruncateStmt) (*Rows, error) {
 		if err != nil {
 			return nil, err
 		}
+		if err := planner.RefuseForeignWrite(t, "TRUNCATE of"); err != nil {
+			return nil, err
+		}
 		tables = append(tables, t)
 	}
 	for _, t := range tables {

@@ -46,8 +46,15 @@ func (s *Session) DescribeRelation(name string) (*RelationDesc, error) {
 		return nil, pgerr.New(pgerr.UndefinedTable, "Did not find any relation named %q.", name)
 	}
 	d := &RelationDesc{Schema: t.Schema, Name: t.Name, Kind: kindName(t)}
-	for _, c := range t.Columns {
-		d.Columns = append(d.Columns, ColumnDesc{Name: c.Name, Type: c.Type.String(), NotNull: c.NotNull, Default: c.DefaultDisplay})
+	for i, c := range t.Columns {
+		cd := ColumnDesc{Name: c.Name, Type: c.Type.String(), NotNull: c.NotNull, Default: c.DefaultDisplay}
+		if t.Foreign != nil && i < len(t.Foreign.ColumnOptions) {
+			cd.FDWOptions = t.Foreign.ColumnOptions[i]
+		}
+		d.Columns = append(d.Columns, cd)
+	}
+	if t.Foreign != nil {
+		d.Server, d.FDWOptions = t.Foreign.Server, t.Foreign.Options
 	}
 	if t.PartKey != nil {
 		names := make([]string, len(t.PartKey.Columns))

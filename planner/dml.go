@@ -22,6 +22,9 @@ func (pc *planCtx) planInsert(s *pg.InsertStmt) (*Query, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := refuseForeignWrite(t, "INSERT into"); err != nil {
+		return nil, err
+	}
 	// Target columns, in the order the source provides them.
 	var cols []int
 	if len(s.Cols) == 0 {
@@ -236,6 +239,22 @@ func tableFields(t *storage.Table) []nodes.Field {
 	return out
 }
 
+// RefuseForeignWrite reports 0A000 when t is, or has partitions that are,
+// foreign tables: writing to remote tables is not supported yet, and
+// must never land in local storage instead.
+func RefuseForeignWrite(t *storage.Table, what string) error { return refuseForeignWrite(t, what) }
+
+func refuseForeignWrite(t *storage.Table, what string) error {
+	for _, l := range leaves(t) {
+		if l.Kind == storage.KindForeign {
+			return pgerr.NotSupported(what + " foreign table " + strconvQuote(l.Name))
+		}
+	}
+	return nil
+}
+
+func strconvQuote(s string) string { return `"` + s + `"` }
+
 // leaves returns the tables that hold t's rows.
 func leaves(t *storage.Table) []*storage.Table {
 	if t.Kind != storage.KindPartitioned {
@@ -265,6 +284,9 @@ func (pc *planCtx) planUpdate(s *pg.UpdateStmt) (*Query, error) {
 	}
 	t, err := pc.resolveTable(s.Relation)
 	if err != nil {
+		return nil, err
+	}
+	if err := refuseForeignWrite(t, "UPDATE of"); err != nil {
 		return nil, err
 	}
 	alias := t.Name
@@ -320,6 +342,9 @@ func (pc *planCtx) planDelete(s *pg.DeleteStmt) (*Query, error) {
 	}
 	t, err := pc.resolveTable(s.Relation)
 	if err != nil {
+		return nil, err
+	}
+	if err := refuseForeignWrite(t, "DELETE from"); err != nil {
 		return nil, err
 	}
 	alias := t.Name

@@ -70,8 +70,6 @@ func describeTable(d *pgfed.RelationDesc, verbose bool) *table {
 		footers: []string{},
 	}
 	if foreign {
-		// pgfed has no per-column FDW options to show, but the column
-		// keeps the layout psql users know.
 		t.headers = append(t.headers, "FDW options")
 	}
 	t.rightAlign = make([]bool, len(t.headers))
@@ -82,9 +80,15 @@ func describeTable(d *pgfed.RelationDesc, verbose bool) *table {
 		}
 		row := []string{c.Name, c.Type, "", nullable, c.Default}
 		if foreign {
-			row = append(row, "")
+			row = append(row, fdwOptions(c.FDWOptions))
 		}
 		t.rows = append(t.rows, row)
+	}
+	if foreign && d.Server != "" {
+		t.footers = append(t.footers, "Server: "+d.Server)
+		if len(d.FDWOptions) > 0 {
+			t.footers = append(t.footers, "FDW options: "+fdwOptions(d.FDWOptions))
+		}
 	}
 
 	if d.PartitionOf != "" {
