@@ -335,3 +335,40 @@ func TestForeignWritesRefused(t *testing.T) {
 		t.Errorf("foreign table has %q rows after refused writes", got)
 	}
 }
+
+// TestPartitionwiseAggregate: with enable_partitionwise_aggregate, each
+// foreign partition computes partial aggregates remotely and local
+// partitions locally; the finalize step must give the same answers as the
+// plain plan.
+func TestPartitionwiseAggregate(t *testing.T) {
+	s, _ := remoteDB(t, `CREATE TABLE public.r1 (k int, g int, v numeric, f real, s text);
+		INSERT INTO r1 SELECT x, x % 3, x * 1.5, x / 4.0, 's' || x FROM generate_series(100, 199) x;
+		CREATE TABLE public.r2 (k int, g int, v numeric, f real, s text);
+		INSERT INTO r2 SELECT x, x % 3, x * 1.5, x / 4.0, 's' || x FROM generate_series(200, 299) x;`, "")
+	mustExec(t, s, "CREATE TABLE p (k int, g int, v numeric, f real, s text) PARTITION BY RANGE (k)")
+	mustExec(t, s, "CREATE TABLE p0 PARTITION OF p FOR VALUES FROM (0) TO (100)")
+	mustExec(t, s, "CREATE FOREIGN TABLE p1 PARTITION OF p FOR VALUES FROM (100) TO (200) SERVER rs OPTIONS (table_name 'r1')")
+	mustExec(t, s, "CREATE FOREIGN TABLE p2 PARTITION OF p FOR VALUES FROM (200) TO (300) SERVER rs OPTIONS (table_name 'r2')")
+	mustExec(t, s, "INSERT INTO p0 SELECT x, x % 3, x * 1.5, x / 4.0, 's' || x FROM generate_series(0, 99) x")
+	queries := []string{
+		"SELECT count(*), sum(k), avg(k), min(v), max(v), avg(v), avg(f), sum(f) FROM p",
+		"SELECT g, count(*), sum(k), avg(v), min(s), max(k) FROM p GROUP BY g ORDER BY g",
+		"SELECT g, count(*) FROM p GROUP BY g HAVING avg(k) > 149 ORDER BY g",
+		"SELECT count(*), avg(k) FROM p WHERE k % 2 = 0",
+	}
+	for _, q := range queries {
+		mustExec(t, s, "SET enable_partitionwise_aggregate = off")
+		plain := textRows(t, s, q)
+		mustExec(t, s, "SET enable_partitionwise_aggregate = on")
+		split := textRows(t, s, q)
+		if !reflect.DeepEqual(plain, split) {
+			t.Errorf("%s:\nplain        %q\npartitionwise %q", q, plain, split)
+		}
+	}
+	plan := strings.Join(textRows(t, s, "EXPLAIN (VERBOSE, COSTS OFF) SELECT g, count(*), avg(k) FROM p GROUP BY g"), "\n")
+	for _, want := range []string{"Finalize HashAggregate", "Partial HashAggregate", "Relations: Aggregate on (public.p1 p_2)", "Remote SQL: SELECT g, count(*), sum(k), count(k) FROM public.r1 GROUP BY 1"} {
+		if !strings.Contains(plan, want) {
+			t.Errorf("plan lacks %q:\n%s", want, plan)
+		}
+	}
+}

@@ -43,6 +43,8 @@ func newAggState(call *nodes.AggCall) aggState {
 		st = &boolAggState{and: call.Name != "bool_or"}
 	case "string_agg":
 		st = &stringAggState{}
+	case "avg_combine":
+		st = &avgCombineState{out: call.T, sumT: argT}
 	default:
 		panic("executor: unknown aggregate " + call.Name)
 	}
@@ -60,6 +62,75 @@ func newAggState(call *nodes.AggCall) aggState {
 		st = &orderedState{inner: st, nargs: len(call.Args), keys: call.OrderBy, types: ts}
 	}
 	return st
+}
+
+// avgCombineState finishes a partitionwise avg: its arguments are the
+// partial sums and counts of each partition, and its result is the avg
+// PostgreSQL computes over all rows (same scale rules).
+type avgCombineState struct {
+	out, sumT types.T
+	sums      []*apd.Decimal
+	fsums     []float64
+	counts    []int64
+}
+
+func (s *avgCombineState) update(groups []int32, nrows, ngroups int, args []arrow.Array) error {
+	s.sums, s.fsums, s.counts = grow(s.sums, ngroups), grow(s.fsums, ngroups), grow(s.counts, ngroups)
+	for i := 0; i < nrows; i++ {
+		sum := DatumAt(args[0], s.sumT, i)
+		cnt := DatumAt(args[1], types.Int8T, i)
+		if sum == nil || cnt == nil {
+			continue
+		}
+		g := groupOf(groups, i)
+		s.counts[g] += cnt.(int64)
+		switch v := sum.(type) {
+		case float64:
+			s.fsums[g] += v
+		case int64:
+			d := types.NumericFromInt64(v)
+			if s.sums[g] == nil {
+				s.sums[g] = d
+			} else if r, err := types.NumericAdd(s.sums[g], d); err != nil {
+				return err
+			} else {
+				s.sums[g] = r
+			}
+		case *apd.Decimal:
+			if s.sums[g] == nil {
+				s.sums[g] = v
+			} else if r, err := types.NumericAdd(s.sums[g], v); err != nil {
+				return err
+			} else {
+				s.sums[g] = r
+			}
+		}
+	}
+	return nil
+}
+
+func (s *avgCombineState) result(ngroups int) (arrow.Array, error) {
+	s.sums, s.fsums, s.counts = grow(s.sums, ngroups), grow(s.fsums, ngroups), grow(s.counts, ngroups)
+	out := make([]any, ngroups)
+	for g := 0; g < ngroups; g++ {
+		if s.counts[g] == 0 {
+			continue
+		}
+		if s.out.IsFloat() {
+			out[g] = s.fsums[g] / float64(s.counts[g])
+			continue
+		}
+		sum := s.sums[g]
+		if sum == nil {
+			sum = types.NumericFromInt64(0)
+		}
+		avg, err := types.NumericAvg(sum, s.counts[g])
+		if err != nil {
+			return nil, err
+		}
+		out[g] = avg
+	}
+	return arrayOfDatums(s.out, out), nil
 }
 
 // orderedState buffers each group's rows (arguments and ORDER BY keys),

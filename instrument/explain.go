@@ -97,7 +97,11 @@ func (e *explainer) node(p nodes.Plan, relationship string, member int) {
 				strategy = "Hashed"
 			}
 			w.textProp("Strategy", strategy)
-			w.textProp("Partial Mode", "Simple")
+			mode := "Simple"
+			if a.Split != "" {
+				mode = a.Split
+			}
+			w.textProp("Partial Mode", mode)
 		}
 		if m, ok := p.(*nodes.ModifyTable); ok {
 			w.textProp("Operation", m.NodeType())

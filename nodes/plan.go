@@ -144,9 +144,15 @@ type AggCall struct {
 	// (string_agg(x, ',' ORDER BY x)).
 	OrderBy []SortKey
 	T       types.T
+	// Display, when set, is what EXPLAIN prints for the call (a finalize
+	// step shows the aggregate it completes, not its combine function).
+	Display string
 }
 
 func (a *AggCall) String() string {
+	if a.Display != "" {
+		return a.Display
+	}
 	if a.Star {
 		return a.Name + "(*)"
 	}
@@ -173,14 +179,22 @@ type Agg struct {
 	Strategy  AggStrategy
 	GroupKeys []Expr
 	Aggs      []*AggCall
+	// Split is "" for a whole aggregate, "Partial" for per-partition
+	// partial states and "Finalize" for the step that combines them
+	// (partitionwise aggregation), as in PostgreSQL's EXPLAIN.
+	Split string
 }
 
 func (a *Agg) Children() []Plan { return []Plan{a.Child} }
 func (a *Agg) NodeType() string {
+	name := "Aggregate"
 	if a.Strategy == AggHashed {
-		return "HashAggregate"
+		name = "HashAggregate"
 	}
-	return "Aggregate"
+	if a.Split != "" {
+		name = a.Split + " " + name
+	}
+	return name
 }
 
 // SortKey is one ORDER BY item over the node's input.

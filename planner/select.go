@@ -534,6 +534,8 @@ func (pc *planCtx) planQueryBody(s *pg.SelectStmt, src *source) (*relPlan, error
 		plan = agg
 		if pushed := pc.pushAgg(agg); pushed != nil {
 			plan = pushed
+		} else if split := pc.partitionwiseAgg(agg); split != nil {
+			plan = split
 		}
 	}
 	if distinct {
