@@ -557,7 +557,7 @@ func (e *explainer) output(p nodes.Plan) []outItem {
 		}
 		return items
 	case *nodes.ForeignScan:
-		if x.Aggs != nil {
+		if x.Grouped {
 			items := exprItems(p, x.GroupKeys)
 			for _, a := range x.Aggs {
 				items = append(items, outItem{text: a.String()})

@@ -331,10 +331,13 @@ type ForeignScan struct {
 	// CondsOnTable is set.
 	RemoteConds  []Expr
 	CondsOnTable bool
-	GroupKeys    []Expr
-	Aggs         []*AggCall
-	OrderBy      []SortKey
-	Limit        Expr
+	// Grouped marks a pushed-down aggregate (GroupKeys and Aggs, either
+	// possibly empty: GROUP BY without aggregates is grouped too).
+	Grouped   bool
+	GroupKeys []Expr
+	Aggs      []*AggCall
+	OrderBy   []SortKey
+	Limit     Expr
 	// Connection: the server and the user mapping's key. Options are read
 	// from the catalog at execution (never printed).
 	Server     string

@@ -186,7 +186,7 @@ func (pc *planCtx) deparseScan(fs *nodes.ForeignScan) error {
 			sel.Where = append(sel.Where, toTableColumns(c, fs.Columns))
 		}
 	}
-	if fs.Aggs != nil {
+	if fs.Grouped {
 		for _, k := range fs.GroupKeys {
 			sel.GroupBy = append(sel.GroupBy, toTableColumns(k, fs.Columns))
 		}
@@ -231,7 +231,7 @@ func (pc *planCtx) pushSortLimit(p nodes.Plan) nodes.Plan {
 		srt, p = s, s.Child
 	}
 	fs, ok := p.(*nodes.ForeignScan)
-	if !ok || fs.Filter != nil || fs.Aggs != nil || fs.Limit != nil || (srt == nil && lim == nil) {
+	if !ok || fs.Filter != nil || fs.Grouped || fs.Limit != nil || (srt == nil && lim == nil) {
 		return nil
 	}
 	c := *fs
@@ -240,9 +240,11 @@ func (pc *planCtx) pushSortLimit(p nodes.Plan) nodes.Plan {
 		// must be plain columns of the scan to be shipped.
 		for _, k := range srt.Keys {
 			ref := k.Expr.(*nodes.ColumnRef)
-			expr := nodes.Expr(&nodes.ColumnRef{Index: ref.Index, Name: fs.Table.Columns[fs.Columns[ref.Index]].Name, T: ref.T})
+			var expr nodes.Expr
 			if fs.Targets != nil {
 				expr = fs.Targets[ref.Index]
+			} else {
+				expr = &nodes.ColumnRef{Index: ref.Index, Name: fs.Table.Columns[fs.Columns[ref.Index]].Name, T: ref.T}
 			}
 			if !remote.Shippable(expr) || !sortableRemotely(expr.Type()) {
 				return nil
@@ -290,7 +292,7 @@ func sortableRemotely(t types.T) bool { return !t.IsString() }
 // ordering inside min/max or aggregate ORDER BY depends on collation).
 func (pc *planCtx) pushAgg(agg *nodes.Agg) nodes.Plan {
 	fs, ok := agg.Child.(*nodes.ForeignScan)
-	if !ok || !pc.pushdown() || fs.Filter != nil || fs.Targets != nil || fs.Aggs != nil || fs.Limit != nil {
+	if !ok || !pc.pushdown() || fs.Filter != nil || fs.Targets != nil || fs.Grouped || fs.Limit != nil {
 		return nil
 	}
 	for _, k := range agg.GroupKeys {
@@ -317,7 +319,7 @@ func (pc *planCtx) pushAgg(agg *nodes.Agg) nodes.Plan {
 		}
 	}
 	c := *fs
-	c.GroupKeys, c.Aggs = agg.GroupKeys, agg.Aggs
+	c.Grouped, c.GroupKeys, c.Aggs = true, agg.GroupKeys, agg.Aggs
 	c.Types = nil
 	for _, k := range agg.GroupKeys {
 		c.Types = append(c.Types, k.Type())

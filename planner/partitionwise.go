@@ -28,7 +28,7 @@ func (pc *planCtx) partitionwiseAgg(agg *nodes.Agg) nodes.Plan {
 				return nil
 			}
 		case *nodes.ForeignScan:
-			if s.Targets != nil || s.Aggs != nil {
+			if s.Targets != nil || s.Grouped {
 				return nil
 			}
 		default:
