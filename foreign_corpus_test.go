@@ -202,28 +202,35 @@ func TestCorpusThroughForeignTables(t *testing.T) {
 	skip := knownForeignFailing()
 	all := os.Getenv("PGFED_ALL_LOGIC") != ""
 	ctx := context.Background()
-	for i, path := range files {
-		name := filepath.Base(path)
-		t.Run(name, func(t *testing.T) {
-			if skip[name] && !all {
-				t.Skip("listed in testdata/logic/known_failing_foreign.txt")
-			}
-			dbname := fmt.Sprintf("through_%d", i)
-			if err := cluster.CreateDatabase(ctx, dbname); err != nil {
-				t.Fatal(err)
-			}
-			conn, err := pgx.Connect(ctx, cluster.DSN(dbname))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer conn.Close(ctx)
-			f := &throughForeign{t: t, cluster: cluster, dbname: dbname, server: conn}
-			defer func() {
-				if f.db != nil {
-					f.db.Close()
+	n := 0
+	for _, pushdown := range []string{"on", "off"} {
+		for _, path := range files {
+			name := filepath.Base(path)
+			n++
+			dbname := fmt.Sprintf("through_%d", n)
+			t.Run("pushdown_"+pushdown+"/"+name, func(t *testing.T) {
+				if skip[name] && !all {
+					t.Skip("listed in testdata/logic/known_failing_foreign.txt")
 				}
-			}()
-			logictest.Differential(t, path, pgfedSide{f}, pgfedEngine, postgresSide{f}, logictest.PostgresEngine())
-		})
+				if err := cluster.CreateDatabase(ctx, dbname); err != nil {
+					t.Fatal(err)
+				}
+				conn, err := pgx.Connect(ctx, cluster.DSN(dbname))
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer conn.Close(ctx)
+				f := &throughForeign{t: t, cluster: cluster, dbname: dbname, server: conn}
+				// Every session the harness builds starts with this setting, so
+				// the corpus runs once with pushdown and once without.
+				f.sets = []string{"SET pgfed.pushdown = " + pushdown}
+				defer func() {
+					if f.db != nil {
+						f.db.Close()
+					}
+				}()
+				logictest.Differential(t, path, pgfedSide{f}, pgfedEngine, postgresSide{f}, logictest.PostgresEngine())
+			})
+		}
 	}
 }
