@@ -343,6 +343,9 @@ type ForeignScan struct {
 	Server     string
 	MappingKey string
 	FetchSize  int
+	// FDWStartupCost and FDWTupleCost are the server's cost options
+	// (postgres_fdw's fdw_startup_cost, fdw_tuple_cost).
+	FDWStartupCost, FDWTupleCost float64
 	// Async marks a scan run as an async child of Append (a later issue).
 	Async bool
 }

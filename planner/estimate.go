@@ -185,6 +185,26 @@ func estimate(p nodes.Plan) {
 		pages := math.Ceil(in / rowsPerPage)
 		rows = in
 		total = pages + in*cpuTupleCost + in*cpuOperatorCost*countOps(b.Filter)
+	case *nodes.ForeignScan:
+		// Without remote statistics postgres_fdw assumes 1000 rows for a
+		// never-analyzed table; costs use its defaults (fdw_startup_cost
+		// 100, fdw_tuple_cost 0.01 in PostgreSQL 15) unless the server or
+		// table says otherwise.
+		rows = 1000
+		for _, c := range n.RemoteConds {
+			rows *= selectivity(c)
+		}
+		if n.Grouped {
+			rows = 1
+			if len(n.GroupKeys) > 0 {
+				rows = math.Min(200, rows)
+			}
+		}
+		if c, ok := n.Limit.(*nodes.Const); ok && c.Value != nil {
+			rows = math.Min(rows, float64(c.Value.(int64)))
+		}
+		startup = n.FDWStartupCost
+		total = startup + rows*(cpuTupleCost+n.FDWTupleCost)
 	case *nodes.Result:
 		rows, total = 1, 0.01
 		if n.Empty {

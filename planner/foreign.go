@@ -33,6 +33,13 @@ func (pc *planCtx) foreignScan(t *storage.Table, alias string, cols []int, filte
 	}
 	fs := &nodes.ForeignScan{Table: t, Alias: alias, Columns: cols, Server: srv.Name, MappingKey: srv.Name + "/" + m.User}
 	fs.FetchSize = fetchSize(srv, t)
+	fs.FDWStartupCost, fs.FDWTupleCost = 100, 0.01 // PostgreSQL 15's defaults
+	if v, err := strconv.ParseFloat(srv.Options["fdw_startup_cost"], 64); err == nil {
+		fs.FDWStartupCost = v
+	}
+	if v, err := strconv.ParseFloat(srv.Options["fdw_tuple_cost"], 64); err == nil {
+		fs.FDWTupleCost = v
+	}
 	for _, c := range cols {
 		fs.Types = append(fs.Types, t.Columns[c].Type)
 	}
