@@ -61,6 +61,11 @@
 //	                workload, plus P.filter-rows.pprof for the row-at-a-time
 //	                path (read with go tool pprof -top)
 //
+// -suite remote runs the remote suite instead, pgfed's foreign tables
+// against PostgreSQL 15 with postgres_fdw over four throwaway data servers
+// (see remote.go), with its own flags -remoterows N (rows per data
+// server, default 1000000) and -fetch N (fetch_size, default 10000).
+//
 // The throwaway cluster (package pgtest: initdb in a temporary directory,
 // server as the postgres OS user when run as root) needs PostgreSQL 15's
 // server binaries. It is stopped and removed when the command ends, also on
@@ -89,6 +94,8 @@ type options struct {
 	pgShared   string
 	cpuProfile string
 	sequential bool
+	suite      string        // suiteLocal or suiteRemote
+	remote     remoteOptions // the remote suite's flags
 }
 
 func main() {
@@ -111,6 +118,9 @@ func benchMain(args []string) int {
 	// stops the cluster as well, whichever comes first.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if opts.suite == suiteRemote {
+		return remoteMain(ctx, opts)
+	}
 	rep, err := run(ctx, opts, os.Stderr)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -143,6 +153,8 @@ func parseFlags(args []string) (options, error) {
 	fs.StringVar(&opts.pgShared, "pgshared", "2GB", "shared_buffers of the throwaway cluster")
 	fs.BoolVar(&opts.sequential, "sequential", false, "make b = i (ascending) instead of a permutation of i")
 	fs.StringVar(&opts.cpuProfile, "cpuprofile", "", "write a CPU profile of pgfed per workload to `prefix`.NAME.pprof")
+	fs.StringVar(&opts.suite, "suite", suiteLocal, "benchmark suite: local (pgfed's own tables) or remote (foreign tables vs postgres_fdw)")
+	addRemoteFlags(fs, &opts.remote)
 	if err := fs.Parse(args); err != nil {
 		return opts, err
 	}
@@ -156,6 +168,15 @@ func parseFlags(args []string) (options, error) {
 	}
 	if opts.runs < 1 {
 		return opts, fmt.Errorf("-runs must be at least 1")
+	}
+	switch opts.suite {
+	case suiteLocal:
+	case suiteRemote:
+		if err := opts.remote.check(opts); err != nil {
+			return opts, err
+		}
+	default:
+		return opts, fmt.Errorf("-suite must be %s or %s", suiteLocal, suiteRemote)
 	}
 	re, err := regexp.Compile(*only)
 	if err != nil {
