@@ -148,8 +148,11 @@ func (r *Rows) closeOp() {
 		}
 		r.ec.Release()
 		if r.endStatement != nil {
-			commit := r.err == nil && r.done
-			if err := r.endStatement(commit); err != nil && r.err == nil {
+			// Remote work is read-only (writes to foreign tables are not
+			// supported yet), so the remote transaction is always rolled
+			// back: that also ends cleanly after a cancelled fetch (LIMIT
+			// stopping async children early), where COMMIT would fail.
+			if err := r.endStatement(false); err != nil && r.err == nil {
 				r.err = pgerr.Wrap(err)
 			}
 		}

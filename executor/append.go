@@ -1,24 +1,56 @@
 package executor
 
-// Append returns the batches of each child in turn (UNION ALL, the
-// partitions of a partitioned table). Children are opened lazily, one at
-// a time, and each is closed as soon as it is exhausted, so that at most
-// one child holds resources at a time. The async variant (registering
-// async-capable children and polling an event channel between batches of
-// the synchronous ones) builds on this node; see the package doc.
+// Append returns the batches of its children: UNION ALL, the partitions
+// of a partitioned table.
+//
+// Synchronous children are run in turn, opened lazily one at a time and
+// closed as soon as they are exhausted, so that at most one of them holds
+// resources at a time.
+//
+// Async-capable children (ForeignScans on async_capable servers, marked
+// by the planner) are registered with the Append on its first Next: all
+// of them are opened at once and started, each fetching on a goroutine of
+// its own and delivering batches through the Append's event channel (see
+// async.go). The Append returns async batches as they arrive, interleaved
+// with its synchronous children's: between synchronous batches it polls
+// the channel without blocking (unlike PostgreSQL, which looks only after
+// a synchronous child is exhausted, a slow synchronous child does not
+// starve the async ones); it blocks on the channel only when no
+// synchronous work is left.
+//
+// Errors: the first error of any child ends the Append with that error.
+// Cancellation: ctx reaches the remote fetches; Close (also after LIMIT
+// stopped early) cancels the async children, waits for their goroutines,
+// releases undelivered batches and closes every child.
 
 import (
 	"context"
 	"io"
+	"sync"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/pgfed/pgfed/instrument"
 	"github.com/pgfed/pgfed/nodes"
 )
 
 type appendOp struct {
+	ec     *ExecContext
+	stats  *instrument.NodeStats
 	kids   []Operator
-	cur    int
+	cur    int // next synchronous child
 	opened bool
+
+	// async state, set up on the first Next
+	async     []bool
+	started   bool
+	events    chan asyncEvent
+	reqs      []*AsyncRequest
+	remaining int // async children not finished
+	cancel    context.CancelFunc
+	wg        sync.WaitGroup
+	waits     []time.Duration
+	statsMu   sync.Mutex
 }
 
 func newAppend(p *nodes.Append, ec *ExecContext) (Operator, error) {
@@ -26,7 +58,18 @@ func newAppend(p *nodes.Append, ec *ExecContext) (Operator, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &appendOp{kids: kids}, nil
+	a := &appendOp{ec: ec, kids: kids, async: make([]bool, len(kids))}
+	for i, k := range p.Kids {
+		if fs, ok := k.(*nodes.ForeignScan); ok && fs.Async {
+			if ac, _ := unwrapAsync(kids[i]); ac != nil {
+				a.async[i] = true
+			}
+		}
+	}
+	if ec.Stats != nil {
+		a.stats = ec.Stats.Node(p.ID)
+	}
+	return a, nil
 }
 
 func (a *appendOp) Open(ctx context.Context) error {
@@ -34,31 +77,154 @@ func (a *appendOp) Open(ctx context.Context) error {
 	return nil
 }
 
+// startAsync opens every async child and starts its fetching.
+func (a *appendOp) startAsync(ctx context.Context) error {
+	a.started = true
+	n := 0
+	for _, is := range a.async {
+		if is {
+			n++
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	actx, cancel := context.WithCancelCause(ctx)
+	a.cancel = func() { cancel(context.Canceled) }
+	a.events = make(chan asyncEvent, n)
+	a.reqs = make([]*AsyncRequest, len(a.kids))
+	a.waits = make([]time.Duration, len(a.kids))
+	for i, is := range a.async {
+		if !is {
+			continue
+		}
+		ac, w := unwrapAsync(a.kids[i])
+		if err := ac.Open(ctx); err != nil {
+			return err
+		}
+		req := &AsyncRequest{child: i, events: a.events, demand: make(chan struct{}, 1), mu: &a.statsMu}
+		if w != nil {
+			req.stats = w.stats
+			w.stats.Loops++
+			req.driverStats = a.stats
+		}
+		req.demand <- struct{}{} // ask for the first batch at once
+		a.reqs[i] = req
+		a.remaining++
+		a.wg.Add(1)
+		go func() {
+			defer a.wg.Done()
+			ac.RunAsync(actx, req)
+		}()
+	}
+	return nil
+}
+
 func (a *appendOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
+	if !a.started {
+		if err := a.startAsync(ctx); err != nil {
+			return nil, err
+		}
+	}
+	for {
+		// Async results that are already there come first.
+		if a.remaining > 0 {
+			select {
+			case ev := <-a.events:
+				if b, err, ok := a.take(ev); ok {
+					return b, err
+				}
+				continue
+			default:
+			}
+		}
+		// Then synchronous work.
+		if b, err, ok := a.nextSync(ctx); ok {
+			return b, err
+		}
+		if a.remaining == 0 {
+			return nil, io.EOF
+		}
+		// Nothing synchronous left: block until an async child delivers.
+		start := time.Now()
+		select {
+		case ev := <-a.events:
+			a.waits[ev.child] += time.Since(start)
+			if b, err, ok := a.take(ev); ok {
+				return b, err
+			}
+		case <-ctx.Done():
+			return nil, CtxError(ctx)
+		}
+	}
+}
+
+// take handles one async event: a batch to return (asking the child for
+// the next one), the child's end, or its error.
+func (a *appendOp) take(ev asyncEvent) (arrow.RecordBatch, error, bool) {
+	if ev.done {
+		a.remaining--
+		if ev.err != nil {
+			return nil, ev.err, true
+		}
+		return nil, nil, false
+	}
+	a.reqs[ev.child].demand <- struct{}{}
+	return ev.batch, nil, true
+}
+
+// nextSync runs the synchronous children in turn; ok is false when none
+// is left.
+func (a *appendOp) nextSync(ctx context.Context) (arrow.RecordBatch, error, bool) {
 	for a.cur < len(a.kids) {
+		if a.async[a.cur] {
+			a.cur++
+			continue
+		}
 		kid := a.kids[a.cur]
 		if !a.opened {
 			if err := kid.Open(ctx); err != nil {
-				return nil, err
+				return nil, err, true
 			}
 			a.opened = true
 		}
 		b, err := kid.Next(ctx)
 		if err == io.EOF {
 			a.kids[a.cur] = nil
-			if err := kid.Close(); err != nil {
-				return nil, err
-			}
 			a.cur++
 			a.opened = false
+			if err := kid.Close(); err != nil {
+				return nil, err, true
+			}
 			continue
 		}
-		return b, err
+		return b, err, true
 	}
-	return nil, io.EOF
+	return nil, nil, false
 }
 
 func (a *appendOp) Close() error {
+	if a.cancel != nil {
+		a.cancel()
+		// Drain so that no child blocks on a full channel, then wait.
+		go func() {
+			a.wg.Wait()
+			close(a.events)
+		}()
+		for ev := range a.events {
+			if ev.batch != nil {
+				ev.batch.Release()
+			}
+		}
+		a.cancel = nil
+	}
+	if a.stats != nil && a.reqs != nil {
+		for i, r := range a.reqs {
+			if r != nil && r.stats != nil {
+				r.stats.Waited += a.waits[i]
+			}
+		}
+	}
 	var first error
 	for i, k := range a.kids {
 		if k != nil {

@@ -85,6 +85,43 @@ func (f *foreignScan) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	return nil, io.EOF
 }
 
+// RunAsync implements AsyncCapable: fetch batches, one per demand token,
+// and deliver them to the driver.
+func (f *foreignScan) RunAsync(ctx context.Context, req *AsyncRequest) {
+	func() {
+		for !f.eof {
+			if !req.wait(ctx) {
+				req.finish(ctx, CtxError(ctx))
+				return
+			}
+			start := time.Now()
+			b, eof, err := f.cursor.Fetch(ctx, f.plan.FetchSize, f.schema, f.plan.Types)
+			req.request(time.Since(start))
+			if err != nil {
+				req.finish(ctx, err)
+				return
+			}
+			f.eof = eof
+			if b == nil {
+				continue
+			}
+			if b.NumRows() == 0 {
+				b.Release()
+				// No batch went out, so the demand token is still ours.
+				req.demand <- struct{}{}
+				continue
+			}
+			if !req.deliver(ctx, b) {
+				req.finish(ctx, CtxError(ctx))
+				return
+			}
+		}
+		req.finish(ctx, nil)
+	}()
+}
+
+var _ AsyncCapable = (*foreignScan)(nil)
+
 func (f *foreignScan) Close() error {
 	if f.cursor == nil {
 		return nil
@@ -95,5 +132,9 @@ func (f *foreignScan) Close() error {
 	// cancelled already; the session aborts the remote transaction anyway.
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	return c.Close(ctx)
+	// A CLOSE that fails (the fetch was cancelled, so the remote
+	// transaction is aborted) changes nothing: the statement's end aborts
+	// the remote transaction and its cursors with it.
+	_ = c.Close(ctx)
+	return nil
 }

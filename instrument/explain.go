@@ -110,7 +110,8 @@ func (e *explainer) node(p nodes.Plan, relationship string, member int) {
 			w.textProp("Parent Relationship", relationship)
 		}
 		w.boolProp("Parallel Aware", false)
-		w.boolProp("Async Capable", false)
+		fs, isForeign := p.(*nodes.ForeignScan)
+		w.boolProp("Async Capable", isForeign && fs.Async)
 	} else {
 		if w.indent > 0 {
 			w.spaces()
@@ -195,7 +196,7 @@ func (e *explainer) node(p nodes.Plan, relationship string, member int) {
 	if !extrasDone {
 		e.extras(ns)
 	}
-	e.asyncCounters(ns)
+	e.asyncCounters(p, ns)
 	if isAppend && w.json {
 		// Run-time pruning never removes subplans in pgfed (pruning
 		// happens while planning), but non-text formats always say so.
@@ -236,6 +237,9 @@ func jsonNodeType(p nodes.Plan) string {
 		return "Aggregate"
 	case *nodes.ModifyTable:
 		return "ModifyTable"
+	case *nodes.ForeignScan:
+		// JSON says "Foreign Scan" with "Async Capable": true.
+		return "Foreign Scan"
 	}
 	return p.NodeType()
 }
@@ -366,14 +370,18 @@ func (e *explainer) extras(ns *NodeStats) {
 // asyncCounters writes pgfed's own counters of asynchronous and remote
 // execution. PostgreSQL has no such lines, so they appear only when
 // nonzero, leaving PostgreSQL-shaped output untouched otherwise.
-func (e *explainer) asyncCounters(ns *NodeStats) {
+func (e *explainer) asyncCounters(p nodes.Plan, ns *NodeStats) {
 	if ns == nil {
 		return
 	}
 	w := &e.w
 	if ns.AsyncRows > 0 && ns.Loops > 0 {
-		// Per loop, like the node's rows (which include them).
+		// Per loop, like the node's rows (which include them). A driver
+		// (Append) also shows the rows its synchronous children gave.
 		w.numProp("Async Rows", fixed(float64(ns.AsyncRows)/float64(ns.Loops), 0), "")
+		if _, isAppend := p.(*nodes.Append); isAppend {
+			w.numProp("Sync Rows", fixed(float64(ns.Rows-ns.AsyncRows)/float64(ns.Loops), 0), "")
+		}
 	}
 	if ns.Requests > 0 {
 		w.numProp("Remote Requests", strconv.FormatInt(ns.Requests, 10), "")

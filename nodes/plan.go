@@ -346,8 +346,11 @@ type ForeignScan struct {
 	// FDWStartupCost and FDWTupleCost are the server's cost options
 	// (postgres_fdw's fdw_startup_cost, fdw_tuple_cost).
 	FDWStartupCost, FDWTupleCost float64
-	// Async marks a scan run as an async child of Append (a later issue).
-	Async bool
+	// AsyncCapable comes from the async_capable option (table over
+	// server); Async marks a scan the planner made an async child of an
+	// Append (enable_async_append), printed "Async Foreign Scan".
+	AsyncCapable bool
+	Async        bool
 }
 
 func (*ForeignScan) Children() []Plan { return nil }

@@ -5,6 +5,7 @@ package planner
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/pgfed/pgfed/nodes"
 	"github.com/pgfed/pgfed/pgerr"
@@ -33,6 +34,10 @@ func (pc *planCtx) foreignScan(t *storage.Table, alias string, cols []int, filte
 	}
 	fs := &nodes.ForeignScan{Table: t, Alias: alias, Columns: cols, Server: srv.Name, MappingKey: srv.Name + "/" + m.User}
 	fs.FetchSize = fetchSize(srv, t)
+	fs.AsyncCapable = boolOption(srv.Options["async_capable"])
+	if v, ok := t.Foreign.Options["async_capable"]; ok {
+		fs.AsyncCapable = boolOption(v)
+	}
 	fs.FDWStartupCost, fs.FDWTupleCost = 100, 0.01 // PostgreSQL 15's defaults
 	if v, err := strconv.ParseFloat(srv.Options["fdw_startup_cost"], 64); err == nil {
 		fs.FDWStartupCost = v
@@ -120,6 +125,34 @@ func fetchOnlyNeeded(fs *nodes.ForeignScan) {
 		fs.Types = append(fs.Types, fs.Table.Columns[c].Type)
 	}
 	fs.CondsOnTable = true
+}
+
+func boolOption(v string) bool {
+	switch strings.ToLower(v) {
+	case "true", "on", "yes", "1", "t":
+		return true
+	}
+	return false
+}
+
+// markAsync makes the async-capable foreign scans that are direct children
+// of an Append with several children async (enable_async_append), as
+// PostgreSQL's planner does.
+func (pc *planCtx) markAsync(p nodes.Plan) {
+	if pc.Setting != nil && pc.Setting("enable_async_append") == "off" {
+		return
+	}
+	nodes.Walk(p, func(q nodes.Plan) {
+		app, ok := q.(*nodes.Append)
+		if !ok || len(app.Kids) < 2 {
+			return
+		}
+		for _, k := range app.Kids {
+			if fs, ok := k.(*nodes.ForeignScan); ok && fs.AsyncCapable {
+				fs.Async = true
+			}
+		}
+	})
 }
 
 func fetchSize(srv *storage.Server, t *storage.Table) int {

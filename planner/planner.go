@@ -74,6 +74,7 @@ func (p *Planner) Plan(stmt *pg.Node) (*Query, error) {
 	default:
 		return nil, pgerr.Internal("planner: not a query")
 	}
+	pc.markAsync(q.Plan)
 	estimate(q.Plan)
 	q.NumNodes = nodes.Number(q.Plan)
 	return q, nil
