@@ -462,3 +462,83 @@ func TestAsyncAppend(t *testing.T) {
 		t.Errorf("after a failing child: %q", got)
 	}
 }
+
+// TestAsyncSameConnection: async partitions on one server share its one
+// connection; fetches take turns and results are right.
+func TestAsyncSameConnection(t *testing.T) {
+	setup := ""
+	for i := 1; i <= 3; i++ {
+		setup += fmt.Sprintf("CREATE TABLE public.q%d AS SELECT g AS k FROM generate_series(%d, %d) g;", i, (i-1)*500, i*500-1)
+	}
+	s, _ := remoteDB(t, setup, "async_capable 'true', fetch_size '50'")
+	mustExec(t, s, "CREATE TABLE q (k int) PARTITION BY RANGE (k)")
+	for i := 1; i <= 3; i++ {
+		mustExec(t, s, fmt.Sprintf("CREATE FOREIGN TABLE q_%d PARTITION OF q FOR VALUES FROM (%d) TO (%d) SERVER rs OPTIONS (table_name 'q%d')", i, (i-1)*500, i*500, i))
+	}
+	if got := textRows(t, s, "SELECT count(*), sum(k), count(DISTINCT k) FROM q"); !reflect.DeepEqual(got, []string{"1500|1124250|1500"}) {
+		t.Errorf("three async scans on one connection: %q", got)
+	}
+	if got := textRows(t, s, "SELECT k FROM q ORDER BY k DESC LIMIT 2"); !reflect.DeepEqual(got, []string{"1499", "1498"}) {
+		t.Errorf("LIMIT: %q", got)
+	}
+	if got := textRows(t, s, "SELECT count(*) FROM postgres_fdw_get_connections()"); !reflect.DeepEqual(got, []string{"1"}) {
+		t.Errorf("connections: %q (one per server and user mapping)", got)
+	}
+}
+
+// TestAsyncTimeout: statement_timeout while async children fetch from a
+// slow remote stops them all and cancels the remote query.
+func TestAsyncTimeout(t *testing.T) {
+	s, conn := remoteDB(t, `CREATE TABLE public.fast AS SELECT g AS k FROM generate_series(1, 100) g;
+		CREATE VIEW public.slow AS SELECT 1000 + g AS k FROM generate_series(1, 3) g, pg_sleep(30) s;`, "async_capable 'true'")
+	mustExec(t, s, "CREATE TABLE fs (k int) PARTITION BY RANGE (k)")
+	mustExec(t, s, "CREATE FOREIGN TABLE fs_fast PARTITION OF fs FOR VALUES FROM (0) TO (1000) SERVER rs OPTIONS (table_name 'fast')")
+	mustExec(t, s, "CREATE SERVER rs2 FOREIGN DATA WRAPPER postgres_fdw OPTIONS ("+serverOptionsOf(t, s)+")")
+	mustExec(t, s, "CREATE USER MAPPING FOR CURRENT_USER SERVER rs2 OPTIONS (user 'postgres')")
+	mustExec(t, s, "CREATE FOREIGN TABLE fs_slow PARTITION OF fs FOR VALUES FROM (1000) TO (2000) SERVER rs2 OPTIONS (table_name 'slow')")
+	mustExec(t, s, "SET statement_timeout = '300ms'")
+	start := time.Now()
+	_, err := s.Exec(context.Background(), "SELECT count(*) FROM fs")
+	if pgerr.Code(err) != "57014" || time.Since(start) > 10*time.Second {
+		t.Fatalf("timeout: %v after %v", err, time.Since(start))
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		var n int
+		if err := conn.QueryRow(context.Background(), "SELECT count(*) FROM pg_stat_activity WHERE query LIKE '%slow%' AND state = 'active' AND pid <> pg_backend_pid()").Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the remote query still runs after the timeout")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	mustExec(t, s, "SET statement_timeout = 0")
+	if got := textRows(t, s, "SELECT count(*) FROM fs_fast"); !reflect.DeepEqual(got, []string{"100"}) {
+		t.Errorf("after the timeout: %q", got)
+	}
+}
+
+// TestPrefetchScan: an async-capable foreign table read on its own
+// prefetches its next batch; results, LIMIT and errors are unchanged.
+func TestPrefetchScan(t *testing.T) {
+	s, _ := remoteDB(t, `CREATE TABLE public.pre AS SELECT g AS k FROM generate_series(1, 1000) g`, "async_capable 'true', fetch_size '64'")
+	mustExec(t, s, "CREATE FOREIGN TABLE pre (k int) SERVER rs")
+	mustExec(t, s, "CREATE FOREIGN TABLE pre_missing (k int) SERVER rs OPTIONS (table_name 'nosuch')")
+	if got := textRows(t, s, "SELECT count(*), sum(k) FROM pre WHERE k % 3 = 0"); !reflect.DeepEqual(got, []string{"333|166833"}) {
+		t.Errorf("prefetched scan: %q", got)
+	}
+	mustExec(t, s, "SET pgfed.pushdown = off")
+	if got := textRows(t, s, "SELECT k FROM pre LIMIT 2"); !reflect.DeepEqual(got, []string{"1", "2"}) {
+		t.Errorf("LIMIT: %q", got)
+	}
+	if got := textRows(t, s, "SELECT count(*) FROM pre"); !reflect.DeepEqual(got, []string{"1000"}) {
+		t.Errorf("all rows: %q", got)
+	}
+	if _, err := s.Exec(context.Background(), "SELECT * FROM pre_missing"); pgerr.Code(err) != "42P01" {
+		t.Errorf("missing remote table: %v", err)
+	}
+}

@@ -94,14 +94,22 @@ func (a *appendOp) startAsync(ctx context.Context) error {
 	a.events = make(chan asyncEvent, n)
 	a.reqs = make([]*AsyncRequest, len(a.kids))
 	a.waits = make([]time.Duration, len(a.kids))
+	// Open every async child before starting any: opening uses the
+	// session's connection cache, which is not shared with running fetches.
+	for i, is := range a.async {
+		if !is {
+			continue
+		}
+		ac, _ := unwrapAsync(a.kids[i])
+		if err := ac.Open(ctx); err != nil {
+			return err
+		}
+	}
 	for i, is := range a.async {
 		if !is {
 			continue
 		}
 		ac, w := unwrapAsync(a.kids[i])
-		if err := ac.Open(ctx); err != nil {
-			return err
-		}
 		req := &AsyncRequest{child: i, events: a.events, demand: make(chan struct{}, 1), mu: &a.statsMu}
 		if w != nil {
 			req.stats = w.stats

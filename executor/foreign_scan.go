@@ -15,6 +15,7 @@ package executor
 import (
 	"context"
 	"io"
+	"sync"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -40,6 +41,20 @@ type foreignScan struct {
 	schema *arrow.Schema
 	cursor *remote.Cursor
 	eof    bool
+
+	// prefetch: an async-capable scan that is not an Append's async child
+	// is its own driver: it fetches the next batch on a goroutine while
+	// its parent works on the current one.
+	prefetch *prefetcher
+}
+
+// prefetcher runs the scan's RunAsync loop for the scan itself.
+type prefetcher struct {
+	events chan asyncEvent
+	req    *AsyncRequest
+	cancel context.CancelFunc
+	done   chan struct{}
+	ended  bool
 }
 
 var _ Operator = (*foreignScan)(nil)
@@ -62,10 +77,53 @@ func (f *foreignScan) Open(ctx context.Context) error {
 	}
 	f.eof = false
 	f.cursor, err = conn.OpenCursor(ctx, f.plan.RemoteSQL)
-	return err
+	if err != nil {
+		return err
+	}
+	if f.plan.AsyncCapable && !f.plan.Async {
+		f.startPrefetch(ctx)
+	}
+	return nil
+}
+
+func (f *foreignScan) startPrefetch(ctx context.Context) {
+	pctx, cancel := context.WithCancel(ctx)
+	p := &prefetcher{events: make(chan asyncEvent, 2), cancel: cancel, done: make(chan struct{})}
+	p.req = &AsyncRequest{events: p.events, demand: make(chan struct{}, 1), mu: &sync.Mutex{}}
+	p.req.demand <- struct{}{} // the first FETCH goes out now
+	f.prefetch = p
+	go func() {
+		defer close(p.done)
+		f.RunAsync(pctx, p.req)
+	}()
+}
+
+// nextPrefetched returns the batch fetched ahead and asks for the next.
+func (f *foreignScan) nextPrefetched(ctx context.Context) (arrow.RecordBatch, error) {
+	p := f.prefetch
+	if p.ended {
+		return nil, io.EOF
+	}
+	select {
+	case ev := <-p.events:
+		if ev.done {
+			p.ended = true
+			if ev.err != nil {
+				return nil, ev.err
+			}
+			return nil, io.EOF
+		}
+		p.req.demand <- struct{}{} // fetch the next batch while this one is used
+		return ev.batch, nil
+	case <-ctx.Done():
+		return nil, CtxError(ctx)
+	}
 }
 
 func (f *foreignScan) Next(ctx context.Context) (arrow.RecordBatch, error) {
+	if f.prefetch != nil {
+		return f.nextPrefetched(ctx)
+	}
 	for !f.eof {
 		if err := checkCtx(ctx); err != nil {
 			return nil, err
@@ -123,6 +181,19 @@ func (f *foreignScan) RunAsync(ctx context.Context, req *AsyncRequest) {
 var _ AsyncCapable = (*foreignScan)(nil)
 
 func (f *foreignScan) Close() error {
+	if p := f.prefetch; p != nil {
+		f.prefetch = nil
+		p.cancel()
+		go func() {
+			<-p.done
+			close(p.events)
+		}()
+		for ev := range p.events {
+			if ev.batch != nil {
+				ev.batch.Release()
+			}
+		}
+	}
 	if f.cursor == nil {
 		return nil
 	}
