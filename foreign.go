@@ -44,7 +44,10 @@ var (
 		"fdw_startup_cost": optNonNegFloat, "fdw_tuple_cost": optNonNegFloat, "extensions": optString,
 		"fetch_size": optPositiveInt, "batch_size": optPositiveInt, "async_capable": optBool,
 		"parallel_commit": optBool, "parallel_abort": optBool, "keep_connections": optBool,
-		"analyze_sampling": optString,
+		// pgfed's own: read the partitions of this server over up to N
+		// connections that share one exported snapshot (async Append).
+		"async_connections": optPositiveInt,
+		"analyze_sampling":  optString,
 	}
 	userMappingOptions = map[string]optionKind{
 		"user": optString, "password": optString, "sslcert": optString, "sslkey": optString,

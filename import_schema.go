@@ -51,7 +51,7 @@ func (s *Session) importForeignSchema(ctx context.Context, st *pg.ImportForeignS
 	}
 	ctx, cancel := s.statementContext(ctx)
 	defer cancel()
-	conn, err := s.Conn(ctx, srv.Name, srv.Name+"/"+m.User)
+	conn, err := s.Conn(ctx, srv.Name, srv.Name+"/"+m.User, 0)
 	if err != nil {
 		return nil, err
 	}

@@ -35,7 +35,7 @@ type Session struct {
 
 // Conn implements executor.RemoteConnector: the session's connection to
 // a server under a user mapping, read from the catalog at execution.
-func (s *Session) Conn(ctx context.Context, server, mappingKey string) (*remote.Conn, error) {
+func (s *Session) Conn(ctx context.Context, server, mappingKey string, slot int) (*remote.Conn, error) {
 	srv := s.db.catalog.Server(server)
 	if srv == nil {
 		return nil, pgerr.New(pgerr.UndefinedObject, "server %q does not exist", server)

@@ -27,7 +27,9 @@ import (
 // RemoteConnector gives foreign scans their connections; the session
 // implements it over its remote.Manager and the catalog.
 type RemoteConnector interface {
-	Conn(ctx context.Context, server, mappingKey string) (*remote.Conn, error)
+	// Conn returns connection slot (0 = primary) of server under a user
+	// mapping; slots beyond 0 share the primary's snapshot.
+	Conn(ctx context.Context, server, mappingKey string, slot int) (*remote.Conn, error)
 	// Connection management, for postgres_fdw_get_connections() and
 	// postgres_fdw_disconnect[_all]().
 	Connections() []remote.ConnInfo
@@ -71,7 +73,7 @@ func (f *foreignScan) Open(ctx context.Context) error {
 	if f.ec.Remote == nil {
 		return pgerr.Internal("foreign scan without a remote connector")
 	}
-	conn, err := f.ec.Remote.Conn(ctx, f.plan.Server, f.plan.MappingKey)
+	conn, err := f.ec.Remote.Conn(ctx, f.plan.Server, f.plan.MappingKey, f.plan.ConnSlot)
 	if err != nil {
 		return err
 	}

@@ -351,6 +351,11 @@ type ForeignScan struct {
 	// Append (enable_async_append), printed "Async Foreign Scan".
 	AsyncCapable bool
 	Async        bool
+	// AsyncConnections is the server's async_connections option (1 when
+	// unset); ConnSlot picks which of those connections this scan uses
+	// (0 = the server's primary connection).
+	AsyncConnections int
+	ConnSlot         int
 }
 
 func (*ForeignScan) Children() []Plan { return nil }

@@ -35,6 +35,10 @@ func (pc *planCtx) foreignScan(t *storage.Table, alias string, cols []int, filte
 	fs := &nodes.ForeignScan{Table: t, Alias: alias, Columns: cols, Server: srv.Name, MappingKey: srv.Name + "/" + m.User}
 	fs.FetchSize = fetchSize(srv, t)
 	fs.AsyncCapable = boolOption(srv.Options["async_capable"])
+	fs.AsyncConnections = 1
+	if n, err := strconv.Atoi(srv.Options["async_connections"]); err == nil && n > 0 {
+		fs.AsyncConnections = n
+	}
 	if v, ok := t.Foreign.Options["async_capable"]; ok {
 		fs.AsyncCapable = boolOption(v)
 	}
@@ -147,9 +151,13 @@ func (pc *planCtx) markAsync(p nodes.Plan) {
 		if !ok || len(app.Kids) < 2 {
 			return
 		}
+		perServer := map[string]int{}
 		for _, k := range app.Kids {
 			if fs, ok := k.(*nodes.ForeignScan); ok && fs.AsyncCapable {
 				fs.Async = true
+				// Spread the server's async scans over its connections.
+				fs.ConnSlot = perServer[fs.Server] % fs.AsyncConnections
+				perServer[fs.Server]++
 			}
 		}
 	})
