@@ -8,6 +8,7 @@ package pgfed_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
@@ -540,5 +541,59 @@ func TestPrefetchScan(t *testing.T) {
 	}
 	if _, err := s.Exec(context.Background(), "SELECT * FROM pre_missing"); pgerr.Code(err) != "42P01" {
 		t.Errorf("missing remote table: %v", err)
+	}
+}
+
+// TestAsyncExplainInvariants checks EXPLAIN ANALYZE (FORMAT JSON) on
+// async plans: an Append's rows are its children's rows, its async rows
+// the async children's, every executed node has loops >= 1 and sane times.
+func TestAsyncExplainInvariants(t *testing.T) {
+	s := asyncSetup(t)
+	mustExec(t, s, "CREATE TABLE ap_local PARTITION OF ap FOR VALUES FROM (4000) TO (5000)")
+	mustExec(t, s, "INSERT INTO ap_local SELECT g, g % 7 FROM generate_series(4000, 4499) g")
+	for _, q := range []string{
+		"SELECT * FROM ap",
+		"SELECT k FROM ap WHERE v = 2",
+		"SELECT count(*) FROM ap",
+		"SELECT * FROM ap LIMIT 10",
+	} {
+		rows := textRows(t, s, "EXPLAIN (ANALYZE, FORMAT JSON) "+q)
+		var doc []struct {
+			Plan map[string]any `json:"Plan"`
+		}
+		if err := json.Unmarshal([]byte(rows[0]), &doc); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		var check func(n map[string]any)
+		check = func(n map[string]any) {
+			num := func(k string) float64 { v, _ := n[k].(float64); return v }
+			kids, _ := n["Plans"].([]any)
+			if loops := num("Actual Loops"); loops >= 1 && num("Actual Total Time") < num("Actual Startup Time") {
+				t.Errorf("%s: %s total time %v < startup %v", q, n["Node Type"], num("Actual Total Time"), num("Actual Startup Time"))
+			}
+			if n["Node Type"] == "Append" && num("Actual Loops") >= 1 {
+				var rows, async float64
+				for _, k := range kids {
+					km := k.(map[string]any)
+					l, _ := km["Actual Loops"].(float64)
+					r, _ := km["Actual Rows"].(float64)
+					a, _ := km["Async Rows"].(float64)
+					rows += r * l
+					async += a * l
+				}
+				// LIMIT may stop the Append before it passed every delivered
+				// batch up; otherwise the counts must match exactly.
+				if !strings.Contains(q, "LIMIT") && rows != num("Actual Rows") {
+					t.Errorf("%s: Append rows %v, children %v", q, num("Actual Rows"), rows)
+				}
+				if !strings.Contains(q, "LIMIT") && async != num("Async Rows") {
+					t.Errorf("%s: Append async rows %v, async children %v", q, num("Async Rows"), async)
+				}
+			}
+			for _, k := range kids {
+				check(k.(map[string]any))
+			}
+		}
+		check(doc[0].Plan)
 	}
 }
