@@ -521,6 +521,17 @@ func TestAsyncTimeout(t *testing.T) {
 	if got := textRows(t, s, "SELECT count(*) FROM fs_fast"); !reflect.DeepEqual(got, []string{"100"}) {
 		t.Errorf("after the timeout: %q", got)
 	}
+	// A cancelled context (Ctrl-C in the REPL) does the same.
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(300*time.Millisecond, cancel)
+	start = time.Now()
+	_, err = s.Exec(ctx, "SELECT count(*) FROM fs")
+	if pgerr.Code(err) != "57014" || !strings.Contains(err.Error(), "user request") || time.Since(start) > 10*time.Second {
+		t.Fatalf("cancel: %v after %v", err, time.Since(start))
+	}
+	if got := textRows(t, s, "SELECT count(*) FROM fs_fast"); !reflect.DeepEqual(got, []string{"100"}) {
+		t.Errorf("after the cancel: %q", got)
+	}
 }
 
 // TestPrefetchScan: an async-capable foreign table read on its own
