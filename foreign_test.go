@@ -608,3 +608,26 @@ func TestAsyncExplainInvariants(t *testing.T) {
 		check(doc[0].Plan)
 	}
 }
+
+// TestAsyncConnections: with async_connections, the partitions of one
+// server are read over several connections that share one snapshot.
+func TestAsyncConnections(t *testing.T) {
+	setup := ""
+	for i := 1; i <= 4; i++ {
+		setup += fmt.Sprintf("CREATE TABLE public.c%d AS SELECT g AS k FROM generate_series(%d, %d) g;", i, (i-1)*1000, i*1000-1)
+	}
+	s, _ := remoteDB(t, setup, "async_capable 'true', async_connections '4', fetch_size '100'")
+	mustExec(t, s, "CREATE TABLE cp (k int) PARTITION BY RANGE (k)")
+	for i := 1; i <= 4; i++ {
+		mustExec(t, s, fmt.Sprintf("CREATE FOREIGN TABLE cp%d PARTITION OF cp FOR VALUES FROM (%d) TO (%d) SERVER rs OPTIONS (table_name 'c%d')", i, (i-1)*1000, i*1000, i))
+	}
+	if got := textRows(t, s, "SELECT count(*), sum(k) FROM cp"); !reflect.DeepEqual(got, []string{"4000|7998000"}) {
+		t.Errorf("over four connections: %q", got)
+	}
+	if got := textRows(t, s, "SELECT count(*) FROM postgres_fdw_get_connections()"); !reflect.DeepEqual(got, []string{"4"}) {
+		t.Errorf("connections: %q, want 4 (one per slot)", got)
+	}
+	if got := textRows(t, s, "SELECT k FROM cp ORDER BY k LIMIT 2"); !reflect.DeepEqual(got, []string{"0", "1"}) {
+		t.Errorf("LIMIT: %q", got)
+	}
+}

@@ -45,7 +45,7 @@ func (s *Session) Conn(ctx context.Context, server, mappingKey string, slot int)
 		return nil, pgerr.New(pgerr.UndefinedObject, "user mapping not found for %q", sessionUser)
 	}
 	s.remoteUsed = true
-	return s.remoteManager().Conn(ctx, remote.ConnSpec{Key: mappingKey, Server: server, Options: srv.Options, User: m.Options})
+	return s.remoteManager().Conn(ctx, remote.ConnSpec{Key: mappingKey, Server: server, Options: srv.Options, User: m.Options, Slot: slot})
 }
 
 // Connections lists the session's remote connections

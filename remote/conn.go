@@ -23,15 +23,16 @@ type Conn struct {
 	// goroutine) and cancel it.
 	busy chan struct{}
 
-	// The fields below change only with busy held.
-
 	// xact is set while the remote transaction opened by Manager.Conn is
 	// open; xactID counts transactions, so that a cursor can tell whether
-	// the transaction it was declared in is still the current one.
+	// the transaction it was declared in is still the current one. Only
+	// the Manager's goroutine changes them, with busy held, so commands
+	// of other goroutines read them with busy held.
 	xact   bool
 	xactID uint64
 	// invalidated is set when the connection options changed while a
-	// transaction was open; the connection is closed when it ends.
+	// transaction was open; the connection is closed when it ends. Only
+	// the Manager's goroutine uses it.
 	invalidated bool
 }
 
@@ -87,8 +88,24 @@ func (c *Conn) acquire(ctx context.Context) error {
 func (c *Conn) release() { <-c.busy }
 
 // broken reports whether the connection failed (network error, FATAL
-// error, forced close); pgx closes a connection in any such case.
+// error, forced close); pgx closes a connection in any such case. pgx
+// does not synchronize the state it reads, which its commands change, so
+// broken needs busy held, or a connection no command can be running on.
 func (c *Conn) broken() bool { return c.pg.IsClosed() }
+
+// brokenUnlessBusy is broken for a connection that a command may be
+// running on in another goroutine (a scan fetching asynchronously). It
+// does not wait for that command: while one runs, the connection counts
+// as working, and the command itself reports it if not.
+func (c *Conn) brokenUnlessBusy() bool {
+	select {
+	case c.busy <- struct{}{}:
+		defer c.release()
+		return c.broken()
+	default:
+		return false
+	}
+}
 
 // exec runs a command whose results do not matter, with busy held.
 func (c *Conn) exec(ctx context.Context, sql string) error {

@@ -14,6 +14,16 @@
 //     per ConnSpec.Key (server + user mapping) is opened on first use and
 //     shared by every foreign table of that server, as in postgres_fdw, so
 //     several scans of one statement see one snapshot.
+//   - Beyond postgres_fdw, ConnSpec.Slot 1, 2 ... asks for extra
+//     connections of a Key, so that scans of one server can fetch in
+//     parallel (Cursor.Fetch on different Conns may run concurrently).
+//     They keep the one snapshot: when a statement first uses an extra
+//     slot, the primary connection (slot 0) runs SELECT
+//     pg_export_snapshot() (once per statement) and the extra one starts
+//     its transaction with SET TRANSACTION SNAPSHOT. The exporting
+//     transaction stays open until EndStatement, which ends the extra
+//     slots first. Extra slots are for reading: they do not see what the
+//     primary wrote in the statement.
 //   - Each new connection is set up so that deparsed literals mean the same
 //     thing remotely: search_path = pg_catalog, TimeZone = UTC,
 //     DateStyle = ISO, IntervalStyle = postgres, extra_float_digits = 3.

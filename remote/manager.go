@@ -1,9 +1,11 @@
 package remote
 
 import (
+	"cmp"
 	"context"
 	"maps"
-	"sort"
+	"slices"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -22,7 +24,21 @@ type ConnSpec struct {
 	Options map[string]string
 	// User are the user mapping's options (user, password).
 	User map[string]string
+	// Slot picks one of several connections of Key that share one
+	// snapshot within a statement, so that scans of one server can fetch
+	// in parallel: 0 is the primary connection (the only one
+	// postgres_fdw has), 1, 2 ... are extra ones, which import the
+	// primary's snapshot when a statement first uses them.
+	Slot int
 }
+
+// connKey is what the Manager caches connections by.
+type connKey struct {
+	key  string
+	slot int
+}
+
+func keyOf(spec ConnSpec) connKey { return connKey{spec.Key, spec.Slot} }
 
 // ConnInfo describes a cached connection (postgres_fdw_get_connections).
 // User is the role the connection logged in as. Valid is false once the
@@ -37,11 +53,15 @@ type ConnInfo struct {
 
 // Manager holds one session's remote connections.
 type Manager struct {
-	conns map[string]*Conn // by ConnSpec.Key
+	conns map[connKey]*Conn
 	// inXact are the connections whose remote transaction the current
-	// statement opened, in the order it did, which is the order
-	// EndStatement ends them in.
+	// statement opened, in the order it did.
 	inXact []*Conn
+	// snapshots are the snapshots the current statement exported from
+	// primary connections for extra slots to import, by ConnSpec.Key.
+	// An id stays valid while the exporting transaction is open, which
+	// is until EndStatement.
+	snapshots map[string]string
 	// lastCursor numbers cursors c1, c2 ... across all connections, as
 	// postgres_fdw does; atomic because scans may open cursors from
 	// goroutines of their own.
@@ -49,7 +69,9 @@ type Manager struct {
 }
 
 // NewManager returns an empty connection cache.
-func NewManager() *Manager { return &Manager{conns: map[string]*Conn{}} }
+func NewManager() *Manager {
+	return &Manager{conns: map[connKey]*Conn{}, snapshots: map[string]string{}}
+}
 
 // startSQL opens a statement's remote transaction. REPEATABLE READ gives
 // every scan of the statement on this connection the same snapshot.
@@ -57,6 +79,16 @@ const startSQL = "START TRANSACTION ISOLATION LEVEL REPEATABLE READ"
 
 // Conn returns the connection for spec, connecting on first use, and
 // makes sure the current statement's remote transaction is open on it.
+//
+// For an extra slot (spec.Slot > 0) that means, on its first use in a
+// statement: the primary connection's transaction is opened if it is not
+// yet, the primary exports its snapshot (once per statement), and the
+// extra connection's transaction starts with that snapshot, so that all
+// slots of a Key see the same data. An extra slot reaches the server the
+// way the primary did, even when spec's options changed within the
+// statement (the snapshot exists only there); it is then invalidated like
+// the primary. Extra slots read: they do not see what the primary wrote
+// in the statement, nor the other way round.
 //
 // A cached connection found broken, or whose connection options changed,
 // is replaced when no remote transaction is open on it. Inside the
@@ -67,9 +99,13 @@ func (m *Manager) Conn(ctx context.Context, spec ConnSpec) (*Conn, error) {
 	if ctx.Err() != nil {
 		return nil, contextError(ctx)
 	}
-	c := m.conns[spec.Key]
-	if c != nil && c.xact {
-		if c.broken() {
+	if spec.Slot < 0 {
+		return nil, pgerr.Internal("remote: connection slot %d is negative", spec.Slot)
+	}
+	if c := m.conns[keyOf(spec)]; c != nil && c.xact {
+		// Statements call Conn again for each scan, while other scans of
+		// the statement may be fetching on c in goroutines of their own.
+		if c.brokenUnlessBusy() {
 			return nil, lostError(spec.Server)
 		}
 		if !sameConnOptions(c.spec, spec) {
@@ -77,6 +113,40 @@ func (m *Manager) Conn(ctx context.Context, spec ConnSpec) (*Conn, error) {
 		}
 		return c, nil
 	}
+	if spec.Slot == 0 {
+		return m.join(ctx, spec, startSQL)
+	}
+
+	primarySpec := spec
+	primarySpec.Slot = 0
+	p, err := m.Conn(ctx, primarySpec)
+	if err != nil {
+		return nil, err
+	}
+	id, ok := m.snapshots[spec.Key]
+	if !ok {
+		if id, err = p.exportSnapshot(ctx); err != nil {
+			return nil, err
+		}
+		m.snapshots[spec.Key] = id
+	}
+	want := p.spec
+	want.Slot = spec.Slot
+	c, err := m.join(ctx, want, importSQL(id))
+	if err != nil {
+		return nil, err
+	}
+	if !sameConnOptions(want, spec) {
+		c.invalidated = true
+	}
+	return c, nil
+}
+
+// join opens the statement's remote transaction on spec's connection,
+// which is not in one yet, with the command start; it connects first
+// when needed.
+func (m *Manager) join(ctx context.Context, spec ConnSpec, start string) (*Conn, error) {
+	c := m.conns[keyOf(spec)]
 	if c != nil && (c.broken() || !sameConnOptions(c.spec, spec)) {
 		m.drop(c)
 		c = nil
@@ -88,7 +158,7 @@ func (m *Manager) Conn(ctx context.Context, spec ConnSpec) (*Conn, error) {
 			return nil, err
 		}
 	}
-	err := c.begin(ctx)
+	err := c.begin(ctx, start)
 	if err != nil && reused && c.broken() && ctx.Err() == nil {
 		// The connection died while idle (server restart, terminated
 		// backend): no remote transaction was open, so nothing is lost by
@@ -97,11 +167,12 @@ func (m *Manager) Conn(ctx context.Context, spec ConnSpec) (*Conn, error) {
 		if c, err = m.open(ctx, spec); err != nil {
 			return nil, err
 		}
-		err = c.begin(ctx)
+		err = c.begin(ctx, start)
 	}
 	if err != nil {
 		// An interrupted START leaves the connection in a state not worth
-		// guessing at, unless it is plainly still outside a transaction.
+		// guessing at, unless it is plainly still outside a transaction;
+		// a failed snapshot import leaves an aborted transaction block.
 		if c.broken() || c.pg.TxStatus() != 'I' {
 			m.drop(c)
 		}
@@ -117,30 +188,72 @@ func (m *Manager) open(ctx context.Context, spec ConnSpec) (*Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	m.conns[spec.Key] = c
+	m.conns[keyOf(spec)] = c
 	return c, nil
 }
 
 // drop closes c and forgets it.
 func (m *Manager) drop(c *Conn) {
 	c.closeAnyway()
-	if m.conns[c.spec.Key] == c {
-		delete(m.conns, c.spec.Key)
+	if k := keyOf(c.spec); m.conns[k] == c {
+		delete(m.conns, k)
 	}
 }
 
-// begin opens the remote transaction.
-func (c *Conn) begin(ctx context.Context) error {
+// begin opens the remote transaction with start (startSQL, or importSQL
+// for an extra slot).
+func (c *Conn) begin(ctx context.Context, start string) error {
 	if err := c.acquire(ctx); err != nil {
 		return err
 	}
 	defer c.release()
-	if err := c.exec(ctx, startSQL); err != nil {
+	if err := c.exec(ctx, start); err != nil {
 		return err
 	}
 	c.xact = true
 	c.xactID++
 	return nil
+}
+
+// exportSQL makes the primary's snapshot importable by the extra slots.
+// In a REPEATABLE READ transaction that is the transaction's snapshot:
+// the one its first query took, or, when the export is the first query,
+// the one every later query of the transaction uses.
+const exportSQL = "SELECT pg_export_snapshot()"
+
+// exportSnapshot exports the snapshot of c's remote transaction and
+// returns its id.
+func (c *Conn) exportSnapshot(ctx context.Context) (string, error) {
+	if err := c.acquire(ctx); err != nil {
+		return "", err
+	}
+	defer c.release()
+	if err := c.checkInXact(); err != nil {
+		return "", err
+	}
+	results, err := c.pg.Exec(ctx, exportSQL).ReadAll()
+	if err != nil {
+		return "", commandError(ctx, err, c.spec.Server, exportSQL)
+	}
+	if len(results) != 1 || len(results[0].Rows) != 1 || len(results[0].Rows[0]) != 1 {
+		return "", pgerr.Internal("remote: unexpected result of %s on server %q", exportSQL, c.spec.Server)
+	}
+	id := string(results[0].Rows[0][0])
+	// The id goes into a literal; PostgreSQL's are hex digits and dashes
+	// ("00000003-0000001B-1"), anything else is not taken on trust.
+	if id == "" || strings.Trim(id, "0123456789ABCDEFabcdef-") != "" {
+		return "", pgerr.Internal("remote: unexpected snapshot id %q from server %q", id, c.spec.Server)
+	}
+	return id, nil
+}
+
+// importSQL opens an extra slot's remote transaction with the snapshot
+// id. SET TRANSACTION SNAPSHOT must come before any query of the
+// transaction; sending both as one simple query makes them one round
+// trip, and leaves the transaction open since START makes the block
+// explicit.
+func importSQL(id string) string {
+	return startSQL + "; SET TRANSACTION SNAPSHOT '" + id + "'"
 }
 
 // sameConnOptions reports whether a and b connect the same way; options
@@ -169,10 +282,20 @@ func connOnly(opts map[string]string) map[string]string {
 // be brought back to idle within cleanupTimeout is closed (the next
 // statement reconnects). Aborts run even when ctx is already cancelled,
 // since cleaning up after a cancelled statement is their main use.
+//
+// The extra slots' transactions end before the primaries': the exporting
+// transactions then outlive the ones that imported their snapshots
+// (which PostgreSQL does not require once the import is done), and a
+// commit failing on an extra slot aborts its primary's writes rather
+// than leaving them committed.
 func (m *Manager) EndStatement(ctx context.Context, commit bool) error {
 	used := m.inXact
 	m.inXact = nil
+	clear(m.snapshots)
 	m.lastCursor.Store(0)
+	slices.SortStableFunc(used, func(a, b *Conn) int {
+		return cmp.Compare(isPrimary(a), isPrimary(b))
+	})
 	var err error
 	for _, c := range used {
 		if commit && err == nil {
@@ -295,30 +418,42 @@ func (c *Conn) acquireCancelling(ctx context.Context) bool {
 	}
 }
 
-// Connections lists the cached connections, ordered by server and user.
+// isPrimary is 1 for a primary connection and 0 for an extra slot's, an
+// order in which extra slots come first.
+func isPrimary(c *Conn) int {
+	if c.spec.Slot == 0 {
+		return 1
+	}
+	return 0
+}
+
+// Connections lists the cached connections, extra slots included (each
+// is a connection of its own), ordered by server, user, and then mapping
+// and slot. A connection whose command is running in another goroutine
+// counts as valid unless invalidated: whether it broke, that command
+// will tell.
 func (m *Manager) Connections() []ConnInfo {
-	out := make([]ConnInfo, 0, len(m.conns))
-	for _, c := range m.conns {
-		out = append(out, ConnInfo{
+	conns := slices.Collect(maps.Values(m.conns))
+	slices.SortFunc(conns, func(a, b *Conn) int {
+		return cmp.Or(cmp.Compare(a.spec.Server, b.spec.Server), cmp.Compare(a.user, b.user),
+			cmp.Compare(a.spec.Key, b.spec.Key), cmp.Compare(a.spec.Slot, b.spec.Slot))
+	})
+	out := make([]ConnInfo, len(conns))
+	for i, c := range conns {
+		out[i] = ConnInfo{
 			Server:     c.spec.Server,
 			User:       c.user,
-			Valid:      !c.broken() && !c.invalidated,
+			Valid:      !c.brokenUnlessBusy() && !c.invalidated,
 			InXact:     c.xact,
 			BackendPID: c.pg.PID(),
-		})
-	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].Server != out[j].Server {
-			return out[i].Server < out[j].Server
 		}
-		return out[i].User < out[j].User
-	})
+	}
 	return out
 }
 
-// Disconnect closes the cached connections of a server; it reports whether
-// any was closed. DisconnectAll closes them all. As in postgres_fdw, a
-// connection the current statement uses stays open.
+// Disconnect closes the cached connections of a server, those of every
+// slot; it reports whether any was closed. DisconnectAll closes them all.
+// As in postgres_fdw, a connection the current statement uses stays open.
 func (m *Manager) Disconnect(server string) bool {
 	return m.disconnect(func(c *Conn) bool { return c.spec.Server == server })
 }
@@ -345,5 +480,6 @@ func (m *Manager) Close() error {
 		m.drop(c)
 	}
 	m.inXact = nil
+	clear(m.snapshots)
 	return nil
 }
