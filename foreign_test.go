@@ -452,6 +452,17 @@ func TestAsyncAppend(t *testing.T) {
 		!strings.Contains(an, "Async Rows: 4000") || !strings.Contains(an, "Sync Rows: 0") || strings.Count(an, "Async Rows: 1000") != 4 {
 		t.Errorf("EXPLAIN ANALYZE:\n%s", an)
 	}
+	// The whole TIMING OFF output is deterministic: a golden.
+	golden := []string{"Append (actual rows=4000 loops=1)", "  Async Rows: 4000", "  Sync Rows: 0"}
+	for i := 1; i <= 4; i++ {
+		golden = append(golden,
+			fmt.Sprintf("  ->  Async Foreign Scan on ap%d ap_%d (actual rows=1000 loops=1)", i, i),
+			"        Async Rows: 1000",
+			"        Remote Requests: 11") // ten full FETCH 100 and the empty one that ends it
+	}
+	if got := textRows(t, s, "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT * FROM ap"); !reflect.DeepEqual(got, golden) {
+		t.Errorf("EXPLAIN ANALYZE TIMING OFF:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(golden, "\n"))
+	}
 	// A failing child ends the statement with its error and releases the rest.
 	mustExec(t, s, "CREATE TABLE apx (k int, v int) PARTITION BY RANGE (k)")
 	mustExec(t, s, "CREATE FOREIGN TABLE apxa PARTITION OF apx FOR VALUES FROM (0) TO (1000) SERVER s2 OPTIONS (table_name 'part1')")
