@@ -66,6 +66,12 @@
 // (see remote.go), with its own flags -remoterows N (rows per data
 // server, default 1000000) and -fetch N (fetch_size, default 10000).
 //
+// -suite async runs the async suite, asynchronous Append sync against
+// async at injected network latencies, in pgfed and in PostgreSQL 15 with
+// postgres_fdw (see async.go), with its own flags -asyncrows N (rows per
+// table, default 1000000) and -latency LIST (one-way latencies, default
+// 0,1ms).
+//
 // The throwaway cluster (package pgtest: initdb in a temporary directory,
 // server as the postgres OS user when run as root) needs PostgreSQL 15's
 // server binaries. It is stopped and removed when the command ends, also on
@@ -94,8 +100,9 @@ type options struct {
 	pgShared   string
 	cpuProfile string
 	sequential bool
-	suite      string        // suiteLocal or suiteRemote
+	suite      string        // suiteLocal, suiteRemote or suiteAsync
 	remote     remoteOptions // the remote suite's flags
+	async      asyncOptions  // the async suite's flags
 }
 
 func main() {
@@ -120,6 +127,9 @@ func benchMain(args []string) int {
 	defer stop()
 	if opts.suite == suiteRemote {
 		return remoteMain(ctx, opts)
+	}
+	if opts.suite == suiteAsync {
+		return asyncMain(ctx, opts)
 	}
 	rep, err := run(ctx, opts, os.Stderr)
 	if err != nil {
@@ -153,8 +163,9 @@ func parseFlags(args []string) (options, error) {
 	fs.StringVar(&opts.pgShared, "pgshared", "2GB", "shared_buffers of the throwaway cluster")
 	fs.BoolVar(&opts.sequential, "sequential", false, "make b = i (ascending) instead of a permutation of i")
 	fs.StringVar(&opts.cpuProfile, "cpuprofile", "", "write a CPU profile of pgfed per workload to `prefix`.NAME.pprof")
-	fs.StringVar(&opts.suite, "suite", suiteLocal, "benchmark suite: local (pgfed's own tables) or remote (foreign tables vs postgres_fdw)")
+	fs.StringVar(&opts.suite, "suite", suiteLocal, "benchmark suite: local (pgfed's own tables), remote (foreign tables vs postgres_fdw) or async (async Append at injected latency)")
 	addRemoteFlags(fs, &opts.remote)
+	addAsyncFlags(fs, &opts.async)
 	if err := fs.Parse(args); err != nil {
 		return opts, err
 	}
@@ -175,8 +186,12 @@ func parseFlags(args []string) (options, error) {
 		if err := opts.remote.check(opts); err != nil {
 			return opts, err
 		}
+	case suiteAsync:
+		if err := opts.async.check(opts); err != nil {
+			return opts, err
+		}
 	default:
-		return opts, fmt.Errorf("-suite must be %s or %s", suiteLocal, suiteRemote)
+		return opts, fmt.Errorf("-suite must be %s, %s or %s", suiteLocal, suiteRemote, suiteAsync)
 	}
 	re, err := regexp.Compile(*only)
 	if err != nil {
