@@ -91,7 +91,9 @@ func (a *appendOp) startAsync(ctx context.Context) error {
 	}
 	actx, cancel := context.WithCancelCause(ctx)
 	a.cancel = func() { cancel(context.Canceled) }
-	a.events = make(chan asyncEvent, n)
+	// Room for every batch the children may fetch ahead, and their ends,
+	// so that a delivering child never waits on the driver.
+	a.events = make(chan asyncEvent, n*(asyncDemand+1))
 	a.reqs = make([]*AsyncRequest, len(a.kids))
 	a.waits = make([]time.Duration, len(a.kids))
 	// Open every async child before starting any: opening uses the
@@ -110,13 +112,15 @@ func (a *appendOp) startAsync(ctx context.Context) error {
 			continue
 		}
 		ac, w := unwrapAsync(a.kids[i])
-		req := &AsyncRequest{child: i, events: a.events, demand: make(chan struct{}, 1), mu: &a.statsMu}
+		req := &AsyncRequest{child: i, events: a.events, demand: make(chan struct{}, asyncDemand), mu: &a.statsMu}
 		if w != nil {
 			req.stats = w.stats
 			w.stats.Loops++
 			req.driverStats = a.stats
 		}
-		req.demand <- struct{}{} // ask for the first batch at once
+		for range asyncDemand { // ask for the first batches at once
+			req.demand <- struct{}{}
+		}
 		a.reqs[i] = req
 		a.remaining++
 		a.wg.Add(1)

@@ -6,15 +6,19 @@ package executor
 //	Append                                  async child (goroutine)
 //	  Open(child) ------------------------>  connect, DECLARE cursor
 //	  go RunAsync(ctx, req) -------------->  loop:
-//	                                           <- req.demand (one token)
+//	                                           <- req.demand (a token)
 //	                                           FETCH n
 //	  <- events  <------------------------     req.deliver(batch) / finish(err)
 //	  req.demand <- token (after consuming)
 //
-// At most one batch per child is in flight: a child fetches only after
-// taking a demand token, and the driver hands a token back only once it
-// has passed the previous batch up. Cancelling ctx (the driver's Close)
-// makes the child stop; the driver waits for it before closing the child.
+// A child fetches only after taking a demand token, and the driver hands
+// a token back only once it has passed a batch up. The driver starts each
+// child with asyncDemand tokens, so a child fetches its next batch while
+// the driver still holds (or has not yet taken) the previous one: the
+// round trip is never waiting on the driver, and at most asyncDemand
+// batches per child are undelivered or unconsumed. Cancelling ctx (the
+// driver's Close) makes the child stop; the driver waits for it before
+// closing the child.
 
 import (
 	"context"
@@ -24,6 +28,12 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/pgfed/pgfed/instrument"
 )
+
+// asyncDemand is the number of batches an async child may have fetched
+// and not yet seen consumed. One would leave the connection idle from the
+// moment a batch arrives until the driver has passed it up and handed the
+// token back; two keep a request in flight across that gap.
+const asyncDemand = 2
 
 // AsyncCapable is implemented by operators that can deliver batches out
 // of band to a driver. The driver calls Open first (synchronously), then

@@ -51,22 +51,25 @@
 //
 // An operator that waits on the network may implement AsyncCapable. A
 // driver node (Append is the only one, as in PostgreSQL) registers each
-// async-capable child with itself by calling StartAsync(ctx, req) once,
-// where req is an *AsyncRequest that names the child's index and holds the
-// driver's single event channel. From then on the child never sees Next:
+// async-capable child with itself: it opens the child, then calls
+// RunAsync(ctx, req) once on a goroutine the driver owns, where req is an
+// *AsyncRequest naming the child's index and holding the driver's single
+// event channel. From then on the child never sees Next:
 //
 //   - Who registers: the driver, on its first Next, for every async child at
 //     once, so that all remote requests go out together.
-//   - Who delivers: the child (typically a goroutine per connection reading
-//     results) calls req.Deliver(batch) / req.Finish(err) which send an
-//     AsyncEvent{Child, Batch, Err, Done} on the driver's channel. A
-//     delivered batch is owned by the driver from then on.
-//   - Flow control: after delivering one batch the child waits for
-//     req.Demand (the driver asks for more when it has consumed the batch;
-//     PostgreSQL's needrequest), so at most one batch per child is in flight.
-//   - Who counts: Deliver adds the rows to the child's NodeStats (Rows and
-//     AsyncRows) and the driver adds them to its own AsyncRows, because those
-//     rows never pass through the child's Next wrapper.
+//   - Who delivers: the child's goroutine calls req.deliver(batch) and, at
+//     its end, req.finish(err), which send an asyncEvent on the driver's
+//     channel. A delivered batch is owned by the driver from then on.
+//   - Flow control: a child fetches only with a demand token; the driver
+//     starts it with asyncDemand (2) tokens and returns one each time it
+//     passes a batch up (PostgreSQL's needrequest, one batch ahead), so at
+//     most two batches per child are fetched and not yet consumed, and the
+//     next round trip is already under way while the driver works.
+//   - Who counts: deliver adds the rows to the child's NodeStats (Rows and
+//     AsyncRows) and to the driver's AsyncRows, because those rows never
+//     pass through the child's Next wrapper; the driver adds the time it
+//     was blocked waiting for a child to that child's Waited.
 //   - When the driver blocks: between batches of its synchronous children the
 //     driver polls the event channel without blocking (so slow synchronous
 //     children do not starve async ones); only when no synchronous work is
