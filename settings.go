@@ -19,6 +19,9 @@ const (
 	msSetting               // a duration in milliseconds (statement_timeout)
 	stringSetting
 	intSetting
+	realSetting  // a floating-point number (costs)
+	blockSetting // a size stored in kB; a bare number counts 8kB blocks
+	enumSetting  // one of enum
 )
 
 type settingDef struct {
@@ -26,6 +29,10 @@ type settingDef struct {
 	def  string
 	// fixed: only the default value is accepted (pgfed's session is UTC).
 	fixed bool
+	// min and max bound int and real settings (both zero: unbounded).
+	min, max float64
+	// enum lists the values of an enumSetting.
+	enum []string
 }
 
 var settingDefs = map[string]settingDef{
@@ -44,6 +51,14 @@ var settingDefs = map[string]settingDef{
 	"enable_partitionwise_join":      {kind: boolSetting, def: "off"},
 	"enable_parallel_append":         {kind: boolSetting, def: "on"},
 	"enable_async_append":            {kind: boolSetting, def: "on"},
+	// Parallel query, with PostgreSQL's defaults and ranges.
+	"max_parallel_workers_per_gather": {kind: intSetting, def: "2", min: 0, max: 1024},
+	"max_parallel_workers":            {kind: intSetting, def: "8", min: 0, max: 1024},
+	"parallel_leader_participation":   {kind: boolSetting, def: "on"},
+	"parallel_setup_cost":             {kind: realSetting, def: "1000", min: 0, max: math.MaxFloat64},
+	"parallel_tuple_cost":             {kind: realSetting, def: "0.1", min: 0, max: math.MaxFloat64},
+	"min_parallel_table_scan_size":    {kind: blockSetting, def: "8192"},
+	"debug_parallel_query":            {kind: enumSetting, def: "off", enum: []string{"off", "on", "regress"}},
 	// pgfed.pushdown off keeps all work on foreign tables local, to check
 	// that pushdown changes nothing but speed.
 	"pgfed.pushdown":              {kind: boolSetting, def: "on"},
@@ -135,12 +150,104 @@ func normalize(name string, d settingDef, v string) (string, error) {
 		}
 		return strconv.FormatInt(ms, 10), nil
 	case intSetting:
-		if _, err := strconv.Atoi(strings.TrimSpace(v)); err != nil {
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil {
 			return "", pgerr.New(pgerr.InvalidParameterValue, "invalid value for parameter %q: %q", name, v).
 				WithHint("Valid values are integers.")
 		}
+		if (d.min != 0 || d.max != 0) && (float64(n) < d.min || float64(n) > d.max) {
+			return "", pgerr.New(pgerr.InvalidParameterValue, "%d is outside the valid range for parameter %q (%g .. %g)", n, name, d.min, d.max)
+		}
+		return strconv.Itoa(n), nil
+	case realSetting:
+		f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+		if err != nil || math.IsNaN(f) {
+			return "", pgerr.New(pgerr.InvalidParameterValue, "parameter %q requires a numeric value", name)
+		}
+		if f < d.min || f > d.max {
+			return "", pgerr.New(pgerr.InvalidParameterValue, "%s is outside the valid range for parameter %q (%s .. %s)", cFloat(f), name, cFloat(d.min), cFloat(d.max))
+		}
+		return strconv.FormatFloat(f, 'g', -1, 64), nil
+	case blockSetting:
+		kb, err := parseKB(v, 8)
+		if err != nil {
+			return "", pgerr.New(pgerr.InvalidParameterValue, "invalid value for parameter %q: %q", name, v).
+				WithHint(`Valid units for this parameter are "B", "kB", "MB", "GB", and "TB".`)
+		}
+		const maxKB = 8 * 715827882 // PostgreSQL's limit: INT_MAX / 3 blocks
+		if kb < 0 || kb > maxKB {
+			return "", pgerr.New(pgerr.InvalidParameterValue, "%d kB is outside the valid range for parameter %q (0 .. %d kB)", kb, name, int64(maxKB))
+		}
+		return strconv.FormatInt(kb, 10), nil
+	case enumSetting:
+		low := strings.ToLower(strings.TrimSpace(v))
+		switch low { // booleans are accepted for on/off enums, as in PostgreSQL
+		case "true", "yes", "1":
+			low = "on"
+		case "false", "no", "0":
+			low = "off"
+		}
+		for _, e := range d.enum {
+			if low == e {
+				return e, nil
+			}
+		}
+		return "", pgerr.New(pgerr.InvalidParameterValue, "invalid value for parameter %q: %q", name, v).
+			WithHint("Available values: %s.", strings.Join(d.enum, ", "))
 	}
 	return v, nil
+}
+
+// cFloat formats like C's %g, as PostgreSQL's range errors do.
+func cFloat(f float64) string { return strconv.FormatFloat(f, 'g', 6, 64) }
+
+// parseKB reads a memory size such as 8MB, '64kB', 0 or 1024 (a bare
+// number counts units of unitKB kB) and returns it in kB, rounded.
+func parseKB(v string, unitKB int64) (int64, error) {
+	v = strings.TrimSpace(v)
+	i := 0
+	for i < len(v) && (v[i] >= '0' && v[i] <= '9' || v[i] == '.' || v[i] == '-') {
+		i++
+	}
+	num, err := strconv.ParseFloat(v[:i], 64)
+	if err != nil {
+		return 0, err
+	}
+	var mult float64
+	switch strings.TrimSpace(v[i:]) {
+	case "":
+		mult = float64(unitKB)
+	case "B":
+		mult = 1.0 / 1024
+	case "kB":
+		mult = 1
+	case "MB":
+		mult = 1024
+	case "GB":
+		mult = 1024 * 1024
+	case "TB":
+		mult = 1024 * 1024 * 1024
+	default:
+		return 0, fmt.Errorf("bad unit")
+	}
+	return int64(math.Round(num * mult)), nil
+}
+
+// formatKB shows a size in kB in the largest unit that divides it, as
+// SHOW does.
+func formatKB(kb int64) string {
+	if kb == 0 {
+		return "0"
+	}
+	for _, u := range []struct {
+		n    int64
+		name string
+	}{{1024 * 1024 * 1024, "TB"}, {1024 * 1024, "GB"}, {1024, "MB"}} {
+		if kb%u.n == 0 {
+			return strconv.FormatInt(kb/u.n, 10) + u.name
+		}
+	}
+	return strconv.FormatInt(kb, 10) + "kB"
 }
 
 // parseMillis reads a duration such as 500, '5s', '1min', '1500ms', '2h'.
@@ -175,9 +282,13 @@ func (s *settings) show(name string) (string, error) {
 		}
 		v = d.def
 	}
-	if d.kind == msSetting {
+	switch d.kind {
+	case msSetting:
 		ms, _ := strconv.ParseInt(v, 10, 64)
 		return formatMillis(ms), nil
+	case blockSetting:
+		kb, _ := strconv.ParseInt(v, 10, 64)
+		return formatKB(kb), nil
 	}
 	return v, nil
 }
