@@ -5,6 +5,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/pgfed/pgfed/executor"
 	"github.com/pgfed/pgfed/storage"
 )
 
@@ -21,6 +22,10 @@ type DB struct {
 	sessions map[*Session]struct{}
 	def      *Session
 	closed   atomic.Bool
+
+	// workers counts the parallel workers running in all sessions, which
+	// max_parallel_workers bounds.
+	workers executor.WorkerPool
 }
 
 // Open opens an in-memory engine.
@@ -69,3 +74,7 @@ func (db *DB) Query(ctx context.Context, sql string) (*Rows, error) { return db.
 
 // Session returns the default session (the one DB.Exec and DB.Query use).
 func (db *DB) Session() *Session { return db.def }
+
+// ParallelWorkersRunning is the number of parallel query workers running
+// now in all sessions (at most max_parallel_workers are started).
+func (db *DB) ParallelWorkersRunning() int { return db.workers.Running() }

@@ -317,7 +317,9 @@ func (s *Session) runQuery(ctx context.Context, stmt *pg.Node) (*Rows, error) {
 
 // start builds and opens q's operators.
 func (s *Session) start(ctx context.Context, q *planner.Query, stats *instrument.Stats) (*Rows, error) {
-	ec := &executor.ExecContext{Stats: stats, Now: time.Now().UnixMicro(), Remote: s}
+	maxWorkers, _ := strconv.Atoi(s.settings.get("max_parallel_workers"))
+	ec := &executor.ExecContext{Stats: stats, Now: time.Now().UnixMicro(), Remote: s,
+		Workers: &s.db.workers, MaxParallelWorkers: maxWorkers}
 	op, err := executor.Build(q.Plan, ec)
 	if err != nil {
 		return nil, err

@@ -18,6 +18,10 @@ package executor
 // starve the async ones); it blocks on the channel only when no
 // synchronous work is left.
 //
+// A Parallel Append (under a Gather) has only Parallel Seq Scans as
+// children: each participant's copy starts at a different child and runs
+// them all, the scans sharing every child's rows out among them.
+//
 // Errors: the first error of any child ends the Append with that error.
 // Cancellation: ctx reaches the remote fetches; Close (also after LIMIT
 // stopped early) cancels the async children, waits for their goroutines,
@@ -57,6 +61,15 @@ func newAppend(p *nodes.Append, ec *ExecContext) (Operator, error) {
 	kids, err := buildChildren(p.Kids, ec)
 	if err != nil {
 		return nil, err
+	}
+	if p.Parallel && ec.parallel != nil && len(kids) > 0 {
+		// Parallel Append: every child is a Parallel Seq Scan, shared by
+		// all participants; each participant starts at a different child,
+		// so that they spread over the children before meeting in one.
+		r := ec.participant % len(kids)
+		kids = append(kids[r:], kids[:r]...)
+		rotated := append(append([]nodes.Plan(nil), p.Kids[r:]...), p.Kids[:r]...)
+		p = &nodes.Append{PlanBase: p.PlanBase, Kids: rotated, Parallel: true}
 	}
 	a := &appendOp{ec: ec, kids: kids, async: make([]bool, len(kids))}
 	for i, k := range p.Kids {

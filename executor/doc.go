@@ -77,13 +77,29 @@
 //   - Teardown: Close of the driver cancels the children's context and
 //     waits for their goroutines; undelivered batches are released.
 //
-// # Parallel execution (the seam for Gather)
+// # Parallel execution (Gather, Gather Merge)
 //
-// A Gather node will Build its child plan N times (operators are not shared
-// between goroutines), run each copy in a worker goroutine under a shared
-// cancellable context (the first error cancels the rest), and receive whole
-// batches through bounded per-worker channels: no per-row synchronization,
-// no copy, no re-projection. Parallel-aware scans share one atomic chunk
-// cursor (ParallelState) stored in the plan node's shared state; per-worker
-// counters go to NodeStats.Workers.
+// A Gather or Gather Merge builds its child plan once per participant: per
+// worker goroutine, and for the leader itself when it takes part
+// (parallel_leader_participation; always when no worker could start).
+// Operators are never shared between goroutines: each copy has its own
+// ExecContext (participantContext) with its own constants and counters,
+// and a pointer to the state the participants share (parallelShared),
+// where Parallel Seq Scans claim morsels of one table snapshot through an
+// atomic cursor. Workers are reserved from the database's WorkerPool
+// (max_parallel_workers) on the first Next and released when they end.
+//
+//   - Batches: each worker sends whole batches through a bounded queue of
+//     its own; ownership moves with the batch (no copy, no re-projection).
+//     The leader reads a queue until it is empty, then laps the others,
+//     and blocks on one wake channel only after an empty lap.
+//   - Who counts: each copy counts into its own instrument.Stats; the
+//     Gather folds the workers' counters into the statement's at Close
+//     (loops = participants, as in PostgreSQL) and records each worker's
+//     share (NodeStats.Workers) and the workers launched.
+//   - Errors: the first error of a worker (a panic becomes XX000) cancels
+//     the others and is returned by the Gather.
+//   - Teardown: Close cancels the workers, drains and releases their
+//     queued batches, waits for every goroutine, then frees the shared
+//     snapshot; no goroutine outlives the statement.
 package executor

@@ -38,6 +38,18 @@ type ExecContext struct {
 	// tables in this statement's session).
 	Remote RemoteConnector
 
+	// Workers is the database's pool of parallel workers and
+	// MaxParallelWorkers the session's max_parallel_workers: a Gather
+	// starts only the workers the pool can give (nil: no limit).
+	Workers            *WorkerPool
+	MaxParallelWorkers int
+
+	// parallel is set in the copies of a Gather's subplan: the state the
+	// participants share, and which participant (0 = the leader) this
+	// copy belongs to.
+	parallel    *parallelShared
+	participant int
+
 	// consts are the constant evaluators of the statement, whose cached
 	// arrays Release frees.
 	consts []*constEval
@@ -107,6 +119,10 @@ func Build(p nodes.Plan, ec *ExecContext) (Operator, error) {
 		op, err = newForeignScan(n, ec)
 	case *nodes.ModifyTable:
 		op, err = newModifyTable(n, ec)
+	case *nodes.Gather:
+		op, err = newGather(n, ec)
+	case *nodes.GatherMerge:
+		op, err = newGatherMerge(n, ec)
 	default:
 		return nil, pgerr.Internal("executor: no operator for plan node %T", p)
 	}

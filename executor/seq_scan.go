@@ -5,6 +5,10 @@ package executor
 // stored arrays (reference counted). The table's contents are captured at
 // Open (a snapshot), so a statement never sees its own or concurrent
 // writes mid-scan. Cancellation is checked before every batch.
+//
+// A Parallel Seq Scan (a copy in a Gather's participant) instead claims
+// morsels of one snapshot shared by all the participants (parallel.go):
+// each claim is one atomic add, and each row goes to one participant.
 
 import (
 	"context"
@@ -17,9 +21,11 @@ import (
 
 type seqScan struct {
 	plan    *nodes.SeqScan
+	ec      *ExecContext
 	schema  *arrow.Schema
 	batches []arrow.RecordBatch
 	pos     int
+	shared  *parallelScan // set for a Parallel Seq Scan under a Gather
 }
 
 var _ Operator = (*seqScan)(nil)
@@ -30,10 +36,14 @@ func newSeqScan(p *nodes.SeqScan, ec *ExecContext) *seqScan {
 		col := p.Table.Columns[c]
 		fields[i] = nodes.Field{Name: col.Name, T: col.Type}
 	}
-	return &seqScan{plan: p, schema: schemaOf(fields)}
+	return &seqScan{plan: p, ec: ec, schema: schemaOf(fields)}
 }
 
 func (s *seqScan) Open(ctx context.Context) error {
+	if s.plan.Parallel && s.ec.parallel != nil {
+		s.shared = s.ec.parallel.scan(s.plan.ID, s.plan.Table, s.ec.BatchSize)
+		return nil
+	}
 	s.batches = s.plan.Table.Snapshot()
 	s.pos = 0
 	return nil
@@ -42,6 +52,13 @@ func (s *seqScan) Open(ctx context.Context) error {
 func (s *seqScan) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	if err := checkCtx(ctx); err != nil {
 		return nil, err
+	}
+	if s.shared != nil {
+		b := s.shared.claim()
+		if b == nil {
+			return nil, io.EOF
+		}
+		return projectColumns(b, s.plan.Columns, s.schema), nil
 	}
 	if s.pos >= len(s.batches) {
 		return nil, io.EOF
@@ -64,6 +81,7 @@ func projectColumns(b arrow.RecordBatch, cols []int, schema *arrow.Schema) arrow
 }
 
 func (s *seqScan) Close() error {
+	s.shared = nil // the Gather owns the shared snapshot
 	for _, b := range s.batches {
 		if b != nil {
 			b.Release()

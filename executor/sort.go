@@ -351,8 +351,8 @@ func selectBest[T int16 | int32 | int64](vals []T, k int, desc bool) []int32 {
 	return out
 }
 
-// topEntry names a row of the kept rows (src 0) or of the current batch
-// (src 1).
+// topEntry names a row of a source: for top-N, the kept rows (src 0) or
+// the current batch (src 1); for a merge, an input.
 type topEntry struct {
 	src uint8
 	row int32
@@ -399,13 +399,24 @@ func (h *topHeap) down(i int) {
 // entryComparator orders entries of the two sources under the sort keys.
 // keptKeys may be nil (no rows kept yet).
 func entryComparator(keptKeys, batchKeys []arrow.Array, keys []nodes.SortKey) func(a, b topEntry) int {
+	srcKeys := [][]arrow.Array{keptKeys, batchKeys}
+	if keptKeys == nil {
+		srcKeys[0] = make([]arrow.Array, len(batchKeys))
+	}
+	return sourcesComparator(srcKeys, keys)
+}
+
+// sourcesComparator orders rows of several sources under the sort keys:
+// srcKeys[s][k] is source s's array of key k (nil for a source without
+// rows); an entry names a source and a row of it.
+func sourcesComparator(srcKeys [][]arrow.Array, keys []nodes.SortKey) func(a, b topEntry) int {
 	cmps := make([]func(a, b topEntry) int, len(keys))
 	for k, key := range keys {
-		src := [2]arrow.Array{nil, batchKeys[k]}
-		if keptKeys != nil {
-			src[0] = keptKeys[k]
+		src := make([]arrow.Array, len(srcKeys))
+		for s := range srcKeys {
+			src[s] = srcKeys[s][k]
 		}
-		cmps[k] = twoSourceComparator(src, key)
+		cmps[k] = sourceComparator(src, key)
 	}
 	if len(cmps) == 1 {
 		return cmps[0]
@@ -420,24 +431,28 @@ func entryComparator(keptKeys, batchKeys []arrow.Array, keys []nodes.SortKey) fu
 	}
 }
 
-func twoSourceComparator(src [2]arrow.Array, k nodes.SortKey) func(a, b topEntry) int {
+// sourceComparator compares rows of several sources (src[i] nil: no
+// rows) under one sort key, specialised per key type.
+func sourceComparator(src []arrow.Array, k nodes.SortKey) func(a, b topEntry) int {
 	t := k.Expr.Type()
-	var valid [2][]byte
+	valid := make([][]byte, len(src))
+	hasNulls := false
 	for i, a := range src {
 		if a != nil {
 			valid[i] = validity(a)
+			hasNulls = hasNulls || valid[i] != nil
 		}
 	}
 	var cmp func(a, b topEntry) int
 	switch t.ID {
 	case types.Int8, types.Timestamp, types.TimestampTZ:
-		cmp = typedTwoSource[int64](src)
+		cmp = typedSources[int64](src)
 	case types.Int4, types.Date:
-		cmp = typedTwoSource[int32](src)
+		cmp = typedSources[int32](src)
 	case types.Int2:
-		cmp = typedTwoSource[int16](src)
+		cmp = typedSources[int16](src)
 	case types.Text, types.Varchar:
-		var s [2]*array.String
+		s := make([]*array.String, len(src))
 		for i, a := range src {
 			if a != nil {
 				s[i] = a.(*array.String)
@@ -452,7 +467,6 @@ func twoSourceComparator(src [2]arrow.Array, k nodes.SortKey) func(a, b topEntry
 		}
 	}
 	desc, nullsFirst := k.Desc, k.NullsFirst
-	hasNulls := valid[0] != nil || valid[1] != nil
 	return func(a, b topEntry) int {
 		if hasNulls {
 			an, bn := !isValid(valid[a.src], int(a.row)), !isValid(valid[b.src], int(b.row))
@@ -475,8 +489,8 @@ func twoSourceComparator(src [2]arrow.Array, k nodes.SortKey) func(a, b topEntry
 	}
 }
 
-func typedTwoSource[T int16 | int32 | int64](src [2]arrow.Array) func(a, b topEntry) int {
-	var v [2][]T
+func typedSources[T int16 | int32 | int64](src []arrow.Array) func(a, b topEntry) int {
+	v := make([][]T, len(src))
 	for i, a := range src {
 		if a != nil {
 			v[i] = valuesOf[T](a)
@@ -514,7 +528,7 @@ func concatBatches(bs []arrow.RecordBatch) (arrow.RecordBatch, error) {
 
 // keyComparator compares two rows of arr under one sort key.
 func keyComparator(arr arrow.Array, k nodes.SortKey) func(a, b int32) int {
-	cmp := twoSourceComparator([2]arrow.Array{arr, arr}, k)
+	cmp := sourceComparator([]arrow.Array{arr}, k)
 	return func(a, b int32) int { return cmp(topEntry{row: a}, topEntry{row: b}) }
 }
 

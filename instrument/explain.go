@@ -77,6 +77,10 @@ type explainer struct {
 // ("" for the root); member is p's 1-based position among the children
 // of an Append (0 otherwise), which names unaliased UNION arms.
 func (e *explainer) node(p nodes.Plan, relationship string, member int) {
+	if g, ok := p.(*nodes.Gather); ok && g.Invisible {
+		e.node(g.Child, relationship, member)
+		return
+	}
 	w := &e.w
 	b := p.Base()
 	ns := e.nodeStats(b.ID)
@@ -109,7 +113,7 @@ func (e *explainer) node(p nodes.Plan, relationship string, member int) {
 		if relationship != "" {
 			w.textProp("Parent Relationship", relationship)
 		}
-		w.boolProp("Parallel Aware", false)
+		w.boolProp("Parallel Aware", parallelAware(p))
 		fs, isForeign := p.(*nodes.ForeignScan)
 		w.boolProp("Async Capable", isForeign && fs.Async)
 	} else {
@@ -180,6 +184,17 @@ func (e *explainer) node(p nodes.Plan, relationship string, member int) {
 	case *nodes.ModifyTable:
 		e.modifyTargets(x)
 		e.filter(b, ns)
+	case *nodes.Gather:
+		e.filter(b, ns)
+		e.workers(x.Workers, ns)
+		if w.json {
+			w.boolProp("Single Copy", x.SingleCopy)
+		} else if x.SingleCopy {
+			w.textProp("Single Copy", "true")
+		}
+	case *nodes.GatherMerge:
+		e.filter(b, ns)
+		e.workers(x.Workers, ns)
 	case *nodes.ForeignScan:
 		// postgres_fdw: Filter (what stayed local), Relations for
 		// pushed-down aggregates, Remote SQL under VERBOSE.
@@ -197,6 +212,7 @@ func (e *explainer) node(p nodes.Plan, relationship string, member int) {
 		e.extras(ns)
 	}
 	e.asyncCounters(p, ns)
+	e.workerActuals(ns)
 	if isAppend && w.json {
 		// Run-time pruning never removes subplans in pgfed (pruning
 		// happens while planning), but non-text formats always say so.
@@ -219,6 +235,66 @@ func (e *explainer) node(p nodes.Plan, relationship string, member int) {
 		w.closeGroup(false)
 	}
 	w.indent = saveIndent
+}
+
+// parallelAware is JSON's "Parallel Aware": the node shares its work
+// out among the participants of a Gather.
+func parallelAware(p nodes.Plan) bool {
+	switch x := p.(type) {
+	case *nodes.SeqScan:
+		return x.Parallel
+	case *nodes.Append:
+		return x.Parallel
+	}
+	return false
+}
+
+// workers writes a Gather's planned and (ANALYZE) launched workers.
+func (e *explainer) workers(planned int, ns *NodeStats) {
+	e.w.numProp("Workers Planned", strconv.Itoa(planned), "")
+	if e.o.Analyze {
+		var launched int64
+		if ns != nil {
+			launched = ns.WorkersLaunched
+		}
+		e.w.numProp("Workers Launched", strconv.FormatInt(launched, 10), "")
+	}
+}
+
+// workerActuals writes, under ANALYZE VERBOSE, each parallel worker's
+// share of the node: "Worker 0:  actual time=... rows=... loops=...".
+func (e *explainer) workerActuals(ns *NodeStats) {
+	if ns == nil || !e.o.Verbose || len(ns.Workers) == 0 {
+		return
+	}
+	w := &e.w
+	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+	w.openGroup("Workers", true)
+	for _, ws := range ns.Workers {
+		loops := float64(ws.Loops)
+		total := ms(ws.Total) / loops
+		startup := min(ms(ws.Startup), total)
+		rows := fixed(float64(ws.Rows)/loops, 0)
+		if !w.json {
+			w.spaces()
+			w.buf.WriteString("Worker " + strconv.Itoa(ws.Number) + ":  ")
+			if e.o.Timing {
+				w.buf.WriteString("actual time=" + fixed(startup, 3) + ".." + fixed(total, 3) + " ")
+			}
+			w.buf.WriteString("rows=" + rows + " loops=" + fixed(loops, 0) + "\n")
+			continue
+		}
+		w.openGroup("", false)
+		w.numProp("Worker Number", strconv.Itoa(ws.Number), "")
+		if e.o.Timing {
+			w.numProp("Actual Startup Time", fixed(startup, 3), "ms")
+			w.numProp("Actual Total Time", fixed(total, 3), "ms")
+		}
+		w.numProp("Actual Rows", rows, "")
+		w.numProp("Actual Loops", fixed(loops, 0), "")
+		w.closeGroup(false)
+	}
+	w.closeGroup(true)
 }
 
 // nodeStats returns the counters of node id, or nil without ANALYZE.
@@ -597,7 +673,7 @@ func (e *explainer) output(p nodes.Plan) []outItem {
 		return items
 	case *nodes.ModifyTable:
 		return exprItems(p, x.Returning)
-	case *nodes.Sort, *nodes.Limit, *nodes.Append:
+	case *nodes.Sort, *nodes.Limit, *nodes.Append, *nodes.Gather, *nodes.GatherMerge:
 		// Their columns are their input's (an Append's, its first
 		// child's), which PostgreSQL prints as the parent's references.
 		if kids := p.Children(); len(kids) > 0 {

@@ -24,6 +24,44 @@ type NodeStats struct {
 	Waited   time.Duration
 	// Extra are node-specific lines ("Sort Method: top-N heapsort ...").
 	Extra []string
+	// WorkersLaunched is the number of parallel workers a Gather or
+	// Gather Merge started (summed over its loops).
+	WorkersLaunched int64
+	// Workers are the shares of parallel workers in the counters above,
+	// which add up the leader's and every worker's (PostgreSQL's loops =
+	// participants x executions).
+	Workers []WorkerStats
+}
+
+// WorkerStats are one parallel worker's counters of a node.
+type WorkerStats struct {
+	Number         int
+	Loops, Rows    int64
+	Startup, Total time.Duration
+}
+
+// MergeWorker adds the counters of a worker's copy of a node (w) to n,
+// the node's counters, and records them as worker number's share.
+func (n *NodeStats) MergeWorker(number int, w *NodeStats) {
+	if w.Loops == 0 {
+		return
+	}
+	n.Loops += w.Loops
+	n.Rows += w.Rows
+	n.Batches += w.Batches
+	n.AsyncRows += w.AsyncRows
+	n.RowsRemovedByFilter += w.RowsRemovedByFilter
+	n.Total += w.Total
+	n.Requests += w.Requests
+	n.Waited += w.Waited
+	n.WorkersLaunched += w.WorkersLaunched
+	if !n.started || w.Startup < n.Startup {
+		n.Startup, n.started = w.Startup, true
+	}
+	n.Workers = append(n.Workers, WorkerStats{Number: number, Loops: w.Loops, Rows: w.Rows, Startup: w.Startup, Total: w.Total})
+	if len(n.Extra) == 0 {
+		n.Extra = w.Extra
+	}
 }
 
 // Stats are the counters of a whole plan, indexed by node ID.

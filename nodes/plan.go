@@ -29,6 +29,8 @@ var (
 	_ Plan = (*Sort)(nil)
 	_ Plan = (*Limit)(nil)
 	_ Plan = (*ModifyTable)(nil)
+	_ Plan = (*Gather)(nil)
+	_ Plan = (*GatherMerge)(nil)
 )
 
 // Field is an output column of a node.
@@ -65,10 +67,19 @@ type SeqScan struct {
 	Table   *storage.Table
 	Alias   string
 	Columns []int
+	// Parallel marks a parallel-aware scan under a Gather: the copies run
+	// by the participants share the table out, each returning a disjoint
+	// part of it ("Parallel Seq Scan").
+	Parallel bool
 }
 
 func (*SeqScan) Children() []Plan { return nil }
-func (*SeqScan) NodeType() string { return "Seq Scan" }
+func (s *SeqScan) NodeType() string {
+	if s.Parallel {
+		return "Parallel Seq Scan"
+	}
+	return "Seq Scan"
+}
 
 // Result produces one row with no columns (then projected by Targets), or
 // nothing when a constant-false One-Time Filter prunes everything.
@@ -120,10 +131,19 @@ func (*SubqueryScan) NodeType() string   { return "Subquery Scan" }
 type Append struct {
 	PlanBase
 	Kids []Plan
+	// Parallel marks a parallel-aware Append under a Gather: its children
+	// are Parallel Seq Scans, which the participants work through together,
+	// each starting at a different child ("Parallel Append").
+	Parallel bool
 }
 
 func (a *Append) Children() []Plan { return a.Kids }
-func (*Append) NodeType() string   { return "Append" }
+func (a *Append) NodeType() string {
+	if a.Parallel {
+		return "Parallel Append"
+	}
+	return "Append"
+}
 
 // AggStrategy is how an Agg groups.
 type AggStrategy uint8
@@ -367,3 +387,43 @@ func (f *ForeignScan) NodeType() string {
 }
 
 var _ Plan = (*ForeignScan)(nil)
+
+// Gather runs copies of Child in parallel workers, plus one in the leader
+// when LeaderParticipates, and returns their rows in no particular order.
+// Child is a partial plan: each copy returns a disjoint part of the rows
+// (it contains a parallel-aware scan), unless SingleCopy, where exactly
+// one worker runs the whole of Child (debug_parallel_query).
+type Gather struct {
+	PlanBase
+	Child   Plan
+	Workers int // Workers Planned
+	// LeaderParticipates is parallel_leader_participation at planning: the
+	// leader runs a copy too while no worker has rows ready.
+	LeaderParticipates bool
+	SingleCopy         bool
+	// Invisible hides a Gather that debug_parallel_query = regress added
+	// from EXPLAIN, as PostgreSQL does.
+	Invisible bool
+	// SetupCost and TupleCost are parallel_setup_cost and
+	// parallel_tuple_cost at planning, for the estimates.
+	SetupCost, TupleCost float64
+}
+
+func (g *Gather) Children() []Plan { return []Plan{g.Child} }
+func (*Gather) NodeType() string   { return "Gather" }
+
+// GatherMerge is Gather for a Child whose copies each return sorted rows
+// (a Sort over a partial plan): it merges them under Keys, so its output
+// is sorted too. Keys are evaluated over Child's rows.
+type GatherMerge struct {
+	PlanBase
+	Child              Plan
+	Workers            int
+	LeaderParticipates bool
+	Keys               []SortKey
+	SetupCost          float64
+	TupleCost          float64
+}
+
+func (g *GatherMerge) Children() []Plan { return []Plan{g.Child} }
+func (*GatherMerge) NodeType() string   { return "Gather Merge" }

@@ -173,9 +173,25 @@ func countOps(es ...nodes.Expr) float64 {
 }
 
 // estimate fills Rows, Width and costs of p and its descendants.
-func estimate(p nodes.Plan) {
+func estimate(p nodes.Plan) { estimateShare(p, 1) }
+
+// estimateShare estimates p as run by each participant of a Gather whose
+// parallel divisor is div (1 outside a Gather): a parallel-aware scan's
+// rows and CPU cost are divided among the participants, as PostgreSQL's
+// partial paths are.
+func estimateShare(p nodes.Plan, div float64) {
+	childDiv := div
+	switch g := p.(type) {
+	case *nodes.Gather:
+		childDiv = 1
+		if !g.SingleCopy {
+			childDiv = divisor(g.Workers, g.LeaderParticipates)
+		}
+	case *nodes.GatherMerge:
+		childDiv = divisor(g.Workers, g.LeaderParticipates)
+	}
 	for _, c := range p.Children() {
-		estimate(c)
+		estimateShare(c, childDiv)
 	}
 	b := p.Base()
 	var rows, startup, total float64
@@ -183,8 +199,25 @@ func estimate(p nodes.Plan) {
 	case *nodes.SeqScan:
 		in := float64(n.Table.Rows())
 		pages := math.Ceil(in / rowsPerPage)
-		rows = in
-		total = pages + in*cpuTupleCost + in*cpuOperatorCost*countOps(b.Filter)
+		share := 1.0
+		if n.Parallel {
+			share = div
+		}
+		rows = in / share
+		total = pages + (in*cpuTupleCost+in*cpuOperatorCost*countOps(b.Filter))/share
+	case *nodes.Gather:
+		cb := n.Child.Base()
+		rows = cb.Rows * childDiv
+		startup = cb.StartupCost + n.SetupCost
+		total = cb.TotalCost + n.SetupCost + n.TupleCost*rows
+	case *nodes.GatherMerge:
+		cb := n.Child.Base()
+		rows = cb.Rows * childDiv
+		inputs := float64(n.Workers + 1)
+		logN := math.Log2(inputs)
+		cmp := 2 * cpuOperatorCost
+		startup = cb.StartupCost + n.SetupCost + cmp*inputs*logN
+		total = startup + (cb.TotalCost - cb.StartupCost) + rows*(cmp*logN+cpuOperatorCost) + n.TupleCost*rows*1.05
 	case *nodes.ForeignScan:
 		// Without remote statistics postgres_fdw assumes 1000 rows for a
 		// never-analyzed table; costs use its defaults (fdw_startup_cost

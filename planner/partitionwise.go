@@ -35,29 +35,59 @@ func (pc *planCtx) partitionwiseAgg(agg *nodes.Agg) nodes.Plan {
 			return nil
 		}
 	}
-	// The partial aggregates each original aggregate needs.
-	var partials []*nodes.AggCall
-	type combine struct {
-		name string
-		cols []int // partial columns (after the keys)
-		t    types.T
-		orig *nodes.AggCall
-		sumT types.T
+	split, ok := splitAgg(agg)
+	if !ok {
+		return nil
 	}
-	var combines []combine
+	// One partial node per partition.
+	kids := make([]nodes.Plan, len(app.Kids))
+	for i, k := range app.Kids {
+		partial := split.partial(k, false)
+		kids[i] = partial
+		if pushed := pc.pushAgg(partial); pushed != nil {
+			kids[i] = pushed
+		}
+	}
+	newApp := &nodes.Append{Kids: kids}
+	newApp.Out = split.partialOut
+	return split.finalize(newApp)
+}
+
+// aggSplit is an aggregate split into a partial step, run over parts of
+// the input, and a finalize step that combines the partial states:
+// count/sum/min/max/bool_and/bool_or combine with themselves (counts add
+// up with sum), avg as a sum and a count.
+type aggSplit struct {
+	agg        *nodes.Agg
+	partials   []*nodes.AggCall
+	combines   []aggCombine
+	partialOut []nodes.Field
+}
+
+type aggCombine struct {
+	name string
+	cols []int // partial columns (after the keys)
+	t    types.T
+	orig *nodes.AggCall
+}
+
+// splitAgg splits agg, or returns false when one of its aggregates cannot
+// be split (DISTINCT, ORDER BY, FILTER, string_agg ...).
+func splitAgg(agg *nodes.Agg) (*aggSplit, bool) {
+	sp := &aggSplit{agg: agg}
 	for _, a := range agg.Aggs {
 		if a.Distinct || len(a.OrderBy) > 0 || a.Filter != nil {
-			return nil
+			return nil, false
 		}
 		switch a.Name {
 		case "count", "sum", "min", "max", "bool_and", "bool_or", "every":
 			p := *a
-			partials = append(partials, &p)
+			sp.partials = append(sp.partials, &p)
 			name := a.Name
 			if name == "count" {
 				name = "sum" // counts add up, as bigint
 			}
-			combines = append(combines, combine{name: name, cols: []int{len(partials) - 1}, t: a.T, orig: a})
+			sp.combines = append(sp.combines, aggCombine{name: name, cols: []int{len(sp.partials) - 1}, t: a.T, orig: a})
 		case "avg":
 			arg := a.Args[0]
 			sumT := types.NumericT
@@ -70,43 +100,54 @@ func (pc *planCtx) partitionwiseAgg(agg *nodes.Agg) nodes.Plan {
 					arg = &nodes.Cast{Arg: arg, T: types.Float8T}
 				}
 			}
-			partials = append(partials,
+			sp.partials = append(sp.partials,
 				&nodes.AggCall{Name: "sum", Args: []nodes.Expr{arg}, T: sumT},
 				&nodes.AggCall{Name: "count", Args: []nodes.Expr{arg}, T: types.Int8T})
-			combines = append(combines, combine{name: "avg_combine", cols: []int{len(partials) - 2, len(partials) - 1}, t: a.T, orig: a, sumT: sumT})
+			sp.combines = append(sp.combines, aggCombine{name: "avg_combine", cols: []int{len(sp.partials) - 2, len(sp.partials) - 1}, t: a.T, orig: a})
 		default:
-			return nil
+			return nil, false
 		}
 	}
-	// One partial node per partition.
-	nkeys := len(agg.GroupKeys)
-	var partialOut []nodes.Field
 	for i, k := range agg.GroupKeys {
-		partialOut = append(partialOut, nodes.Field{Name: "key" + itoa(i), T: k.Type()})
+		sp.partialOut = append(sp.partialOut, nodes.Field{Name: "key" + itoa(i), T: k.Type()})
 	}
-	for i, p := range partials {
-		partialOut = append(partialOut, nodes.Field{Name: "partial" + itoa(i), T: p.T})
+	for i, p := range sp.partials {
+		sp.partialOut = append(sp.partialOut, nodes.Field{Name: "partial" + itoa(i), T: p.T})
 	}
-	kids := make([]nodes.Plan, len(app.Kids))
-	for i, k := range app.Kids {
-		partial := &nodes.Agg{Child: k, Strategy: agg.Strategy, GroupKeys: agg.GroupKeys, Aggs: partials, Split: "Partial"}
-		partial.Out = partialOut
-		kids[i] = partial
-		if pushed := pc.pushAgg(partial); pushed != nil {
-			kids[i] = pushed
+	return sp, true
+}
+
+// partial is the partial step over child; labelled marks the calls
+// "PARTIAL" for EXPLAIN VERBOSE, as PostgreSQL prints them.
+func (sp *aggSplit) partial(child nodes.Plan, labelled bool) *nodes.Agg {
+	aggs := sp.partials
+	if labelled {
+		aggs = make([]*nodes.AggCall, len(sp.partials))
+		for i, p := range sp.partials {
+			c := *p
+			c.Display = "PARTIAL " + p.String()
+			aggs[i] = &c
 		}
 	}
-	newApp := &nodes.Append{Kids: kids}
-	newApp.Out = partialOut
-	// The finalize step combines the partial columns.
-	final := &nodes.Agg{Child: newApp, Strategy: agg.Strategy, Split: "Finalize"}
+	partial := &nodes.Agg{Child: child, Strategy: sp.agg.Strategy, GroupKeys: sp.agg.GroupKeys, Aggs: aggs, Split: "Partial"}
+	partial.Out = sp.partialOut
+	return partial
+}
+
+// finalize is the finalize step over child, whose rows are the partial
+// step's (gathered or appended); it keeps the original's HAVING and
+// projection.
+func (sp *aggSplit) finalize(child nodes.Plan) *nodes.Agg {
+	agg := sp.agg
+	nkeys := len(agg.GroupKeys)
+	final := &nodes.Agg{Child: child, Strategy: agg.Strategy, Split: "Finalize"}
 	for i, k := range agg.GroupKeys {
 		final.GroupKeys = append(final.GroupKeys, &nodes.ColumnRef{Index: i, Name: k.String(), T: k.Type(), Raw: true})
 	}
-	for _, c := range combines {
+	for _, c := range sp.combines {
 		args := make([]nodes.Expr, len(c.cols))
 		for j, col := range c.cols {
-			args[j] = &nodes.ColumnRef{Index: nkeys + col, Name: partials[col].String(), T: partials[col].T, Raw: true}
+			args[j] = &nodes.ColumnRef{Index: nkeys + col, Name: sp.partials[col].String(), T: sp.partials[col].T, Raw: true}
 		}
 		final.Aggs = append(final.Aggs, &nodes.AggCall{Name: c.name, Args: args, T: c.t, Display: c.orig.String()})
 	}

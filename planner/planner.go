@@ -76,6 +76,9 @@ func (p *Planner) Plan(stmt *pg.Node) (*Query, error) {
 	}
 	pc.markAsync(q.Plan)
 	estimate(q.Plan)
+	if q.Tag == "SELECT" {
+		q.Plan = pc.parallelize(q.Plan)
+	}
 	q.NumNodes = nodes.Number(q.Plan)
 	return q, nil
 }

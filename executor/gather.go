@@ -1,0 +1,200 @@
+package executor
+
+// Gather runs copies of its subplan in parallel workers (parallel.go) and
+// returns their batches in whatever order they come, as PostgreSQL's
+// nodeGather.c does.
+//
+// Start: workers are launched on the first Next, not at Open: as many as
+// the plan asks for and the database's pool (max_parallel_workers)
+// allows; EXPLAIN ANALYZE shows the number as Workers Launched. The
+// leader runs a copy of its own when the plan lets it take part
+// (parallel_leader_participation), and always when no worker could start.
+//
+// Reading: the leader keeps taking batches from the queue it last read
+// until that queue is empty, then goes round the others without blocking
+// (PostgreSQL: "much more efficient" than moving on after every tuple).
+// After a lap with nothing ready, a participating leader produces one
+// batch of its own copy; a leader that does not take part blocks on the
+// wake channel until some worker has sent a batch or finished. Batches are
+// handed up as they are: no copy, no projection (Gather has no Targets).
+//
+// Errors: a worker's error ends the Gather with that error; the other
+// workers are stopped. Cancellation and early end (LIMIT): Close stops
+// the workers, releases what they queued and waits for them.
+
+import (
+	"context"
+	"io"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/pgfed/pgfed/instrument"
+	"github.com/pgfed/pgfed/nodes"
+)
+
+type gatherOp struct {
+	plan  *nodes.Gather
+	ec    *ExecContext
+	stats *instrument.NodeStats
+
+	started    bool
+	shared     *parallelShared
+	ws         *workerSet
+	queues     []chan arrow.RecordBatch // nil once a queue is closed
+	live       int                      // queues not yet closed
+	cur        int                      // the queue read last
+	leader     Operator                 // the leader's copy; nil if it does not take part
+	leaderEC   *ExecContext
+	leaderLive bool
+}
+
+var _ Operator = (*gatherOp)(nil)
+
+func newGather(p *nodes.Gather, ec *ExecContext) (Operator, error) {
+	g := &gatherOp{plan: p, ec: ec}
+	if ec.Stats != nil {
+		g.stats = ec.Stats.Node(p.ID)
+	}
+	return g, nil
+}
+
+func (g *gatherOp) Open(ctx context.Context) error {
+	if g.started {
+		g.shutdown()
+	}
+	return nil
+}
+
+// start launches the workers and opens the leader's copy.
+func (g *gatherOp) start(ctx context.Context) error {
+	g.started = true
+	launched := launchWorkers(g.ec, g.plan.Workers)
+	leads := launched == 0 || g.plan.LeaderParticipates && !g.plan.SingleCopy
+	participants := launched
+	if leads {
+		participants++
+	}
+	g.shared = newParallelShared(participants)
+	first := 0
+	if leads {
+		first = 1
+	}
+	if launched > 0 {
+		ws, err := startWorkers(ctx, g.plan.Child, g.ec, g.shared, launched, first)
+		if err != nil {
+			return err
+		}
+		g.ws = ws
+		g.queues = append([]chan arrow.RecordBatch(nil), ws.queues...)
+		g.live = launched
+		if g.stats != nil {
+			g.stats.WorkersLaunched += int64(launched)
+		}
+	}
+	if leads {
+		g.leaderEC = g.ec.participantContext(g.shared, 0, g.ec.Stats)
+		op, err := Build(g.plan.Child, g.leaderEC)
+		if err != nil {
+			return err
+		}
+		g.leader = op
+		if err := op.Open(ctx); err != nil {
+			return err
+		}
+		g.leaderLive = true
+	}
+	return nil
+}
+
+func (g *gatherOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
+	if !g.started {
+		if err := g.start(ctx); err != nil {
+			return nil, err
+		}
+	}
+	for {
+		if g.live > 0 {
+			b, err, ok := g.readQueues()
+			if ok {
+				return b, err
+			}
+		}
+		if g.leaderLive {
+			b, err := g.leader.Next(ctx)
+			if err == io.EOF {
+				g.leaderLive = false
+				continue
+			}
+			if err != nil {
+				if g.ws != nil {
+					if werr := g.ws.err(); werr != nil {
+						return nil, werr
+					}
+				}
+				return nil, err
+			}
+			return b, nil
+		}
+		if g.live == 0 {
+			return nil, io.EOF
+		}
+		select {
+		case <-g.ws.wake:
+		case <-ctx.Done():
+			return nil, CtxError(ctx)
+		}
+	}
+}
+
+// readQueues makes one lap over the worker queues, starting at the one
+// read last, without blocking; ok is false when none had a batch.
+func (g *gatherOp) readQueues() (arrow.RecordBatch, error, bool) {
+	n := len(g.queues)
+	for lap := 0; lap < n; lap++ {
+		i := (g.cur + lap) % n
+		q := g.queues[i]
+		if q == nil {
+			continue
+		}
+		select {
+		case b, open := <-q:
+			if !open {
+				g.queues[i] = nil
+				g.live--
+				if g.ws.errs[i] != nil {
+					return nil, g.ws.err(), true
+				}
+				continue
+			}
+			g.cur = i
+			return b, nil, true
+		default:
+		}
+	}
+	return nil, nil, false
+}
+
+// shutdown stops the workers and closes the leader's copy.
+func (g *gatherOp) shutdown() error {
+	var err error
+	if g.leader != nil {
+		err = g.leader.Close()
+		g.leader = nil
+		g.leaderLive = false
+	}
+	if g.ws != nil {
+		g.ws.shutdown(g.ec.Stats)
+		g.ws, g.queues, g.live = nil, nil, 0
+	}
+	if g.leaderEC != nil {
+		g.leaderEC.Release()
+		g.leaderEC = nil
+	}
+	if g.shared != nil {
+		g.shared.release()
+		g.shared = nil
+	}
+	g.started = false
+	return err
+}
+
+func (g *gatherOp) Close() error { return g.shutdown() }

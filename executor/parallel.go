@@ -1,0 +1,350 @@
+package executor
+
+// Parallel execution: what the participants of one Gather (or Gather
+// Merge) share, and the workers that run copies of its subplan.
+//
+// A Gather builds its subplan once per participant: once per worker, and
+// once for the leader (itself) when the leader takes part. Operators are
+// never shared between goroutines; each copy has an ExecContext of its own
+// (its constants, its counters) that points at one parallelShared, where
+// the parallel-aware nodes of the copies meet: a Parallel Seq Scan claims
+// the table's batches one morsel at a time through an atomic cursor, so
+// that every row goes to exactly one participant.
+//
+// A worker sends whole batches to a bounded queue of its own (a channel);
+// a batch's ownership moves with it, so nothing is copied or re-projected
+// on the way. Per batch the worker makes one channel send and one
+// non-blocking signal on the Gather's wake channel; the leader blocks on
+// the wake channel only after a lap over all queues found none ready. With
+// batches of tens of thousands of rows, synchronization costs a few
+// channel operations per batch, not per row.
+//
+// Errors: the first error of any worker (a panic becomes XX000) cancels
+// the others and is the statement's error. Cancellation: the workers run
+// under a context derived from the statement's; the Gather's Close cancels
+// it, drains and releases undelivered batches, and waits for every worker
+// before it returns, so that no goroutine outlives the statement.
+
+import (
+	"context"
+	"io"
+	"runtime/debug"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/pgfed/pgfed/instrument"
+	"github.com/pgfed/pgfed/nodes"
+	"github.com/pgfed/pgfed/pgerr"
+	"github.com/pgfed/pgfed/storage"
+)
+
+// WorkerPool bounds the parallel workers running at once across the
+// sessions of a database (max_parallel_workers); the zero value is ready.
+type WorkerPool struct {
+	running atomic.Int64
+}
+
+// reserve takes up to want workers while fewer than limit run, and
+// returns how many it got.
+func (p *WorkerPool) reserve(want, limit int) int {
+	for {
+		cur := p.running.Load()
+		n := min(int64(want), int64(limit)-cur)
+		if n <= 0 {
+			return 0
+		}
+		if p.running.CompareAndSwap(cur, cur+n) {
+			return int(n)
+		}
+	}
+}
+
+func (p *WorkerPool) release(n int) { p.running.Add(-int64(n)) }
+
+// Running is the number of workers running now.
+func (p *WorkerPool) Running() int { return int(p.running.Load()) }
+
+// gatherQueueDepth is the number of batches a worker may have sent that
+// the leader has not taken yet: enough to keep a worker busy while the
+// leader works, few enough to bound memory.
+const gatherQueueDepth = 4
+
+// parallelShared is the state the participants of one Gather share.
+type parallelShared struct {
+	mu    sync.Mutex
+	scans map[int]*parallelScan
+	// participants is the number of copies running (for where each
+	// starts in a Parallel Append).
+	participants int
+	appends      map[int]*atomic.Int64
+}
+
+func newParallelShared(participants int) *parallelShared {
+	return &parallelShared{scans: map[int]*parallelScan{}, appends: map[int]*atomic.Int64{}, participants: participants}
+}
+
+// scan returns the shared state of the Parallel Seq Scan with plan node
+// id, taking the table's snapshot on first use.
+func (ps *parallelShared) scan(id int, t *storage.Table, morselRows int) *parallelScan {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	s := ps.scans[id]
+	if s == nil {
+		s = newParallelScan(t.Snapshot(), morselRows)
+		ps.scans[id] = s
+	}
+	return s
+}
+
+// release frees the snapshots; every participant must be done.
+func (ps *parallelShared) release() {
+	for _, s := range ps.scans {
+		s.release()
+	}
+	ps.scans = nil
+}
+
+// parallelScan shares a table's batches out in morsels of at most
+// morselRows rows: each claim is one atomic add.
+type parallelScan struct {
+	batches []arrow.RecordBatch // the snapshot, owned here
+	morsels []morsel
+	next    atomic.Int64
+}
+
+type morsel struct {
+	batch     int
+	off, rows int64
+}
+
+func newParallelScan(batches []arrow.RecordBatch, morselRows int) *parallelScan {
+	s := &parallelScan{batches: batches}
+	for i, b := range batches {
+		n := b.NumRows()
+		for off := int64(0); off < n; off += int64(morselRows) {
+			s.morsels = append(s.morsels, morsel{batch: i, off: off, rows: min(int64(morselRows), n-off)})
+		}
+	}
+	return s
+}
+
+// claim returns the next unclaimed morsel as a batch the caller owns, or
+// nil when none is left.
+func (s *parallelScan) claim() arrow.RecordBatch {
+	i := s.next.Add(1) - 1
+	if i >= int64(len(s.morsels)) {
+		return nil
+	}
+	m := s.morsels[i]
+	b := s.batches[m.batch]
+	if m.off == 0 && m.rows == b.NumRows() {
+		b.Retain()
+		return b
+	}
+	return b.NewSlice(m.off, m.off+m.rows)
+}
+
+func (s *parallelScan) release() {
+	for _, b := range s.batches {
+		b.Release()
+	}
+	s.batches = nil
+}
+
+// participantContext is the ExecContext of one participant's copy of a
+// Gather's subplan: the statement's settings, shared parallel state, and
+// counters of its own (stats; nil without ANALYZE).
+func (ec *ExecContext) participantContext(shared *parallelShared, participant int, stats *instrument.Stats) *ExecContext {
+	return &ExecContext{
+		Stats:              stats,
+		Now:                ec.Now,
+		BatchSize:          ec.BatchSize,
+		Remote:             ec.Remote,
+		Workers:            ec.Workers,
+		MaxParallelWorkers: ec.MaxParallelWorkers,
+		parallel:           shared,
+		participant:        participant,
+	}
+}
+
+// workerSet runs copies of a subplan in worker goroutines, each sending
+// its batches to its own queue.
+type workerSet struct {
+	queues []chan arrow.RecordBatch
+	errs   []error // errs[i] is set by worker i before it closes queues[i]
+	wake   chan struct{}
+	cancel context.CancelCauseFunc
+	wg     sync.WaitGroup
+
+	firstMu  sync.Mutex
+	firstErr error
+
+	ecs      []*ExecContext
+	pool     *WorkerPool
+	reserved int
+}
+
+// startWorkers builds n copies of plan (participants first, first+1, ...)
+// and starts them. Building happens here, in the caller's goroutine, so
+// that a plan that cannot be built fails before any worker starts.
+func startWorkers(ctx context.Context, plan nodes.Plan, ec *ExecContext, shared *parallelShared, n, first int) (*workerSet, error) {
+	ws := &workerSet{wake: make(chan struct{}, 1), pool: ec.Workers, reserved: n}
+	ops := make([]Operator, n)
+	for i := range n {
+		var stats *instrument.Stats
+		if ec.Stats != nil {
+			stats = instrument.NewStats(len(ec.Stats.Nodes), ec.Stats.Timing)
+		}
+		wec := ec.participantContext(shared, first+i, stats)
+		op, err := Build(plan, wec)
+		if err != nil {
+			for _, o := range ops[:i] {
+				o.Close()
+			}
+			for _, e := range ws.ecs {
+				e.Release()
+			}
+			wec.Release()
+			if ws.pool != nil {
+				ws.pool.release(n)
+			}
+			return nil, err
+		}
+		ops[i] = op
+		ws.ecs = append(ws.ecs, wec)
+	}
+	wctx, cancel := context.WithCancelCause(ctx)
+	ws.cancel = cancel
+	ws.queues = make([]chan arrow.RecordBatch, n)
+	ws.errs = make([]error, n)
+	for i := range n {
+		ws.queues[i] = make(chan arrow.RecordBatch, gatherQueueDepth)
+		ws.wg.Add(1)
+		go ws.run(wctx, i, ops[i])
+	}
+	return ws, nil
+}
+
+// run is worker i's goroutine: it runs its copy to the end (or an error,
+// or cancellation) and then closes its queue.
+func (ws *workerSet) run(ctx context.Context, i int, op Operator) {
+	defer ws.wg.Done()
+	var err error
+	defer func() {
+		if r := recover(); r != nil {
+			err = pgerr.Internal("internal error in parallel worker: %v", r).WithDetail("%s", stackHead(12))
+		}
+		if cerr := closeRecovered(op); err == nil {
+			err = cerr
+		}
+		ws.ecs[i].Release()
+		if err != nil {
+			ws.errs[i] = err
+			ws.fail(err)
+		}
+		close(ws.queues[i])
+		ws.signal()
+	}()
+	err = ws.produce(ctx, i, op)
+}
+
+func (ws *workerSet) produce(ctx context.Context, i int, op Operator) error {
+	if err := op.Open(ctx); err != nil {
+		return err
+	}
+	q := ws.queues[i]
+	for {
+		b, err := op.Next(ctx)
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		select {
+		case q <- b:
+		case <-ctx.Done():
+			b.Release()
+			return CtxError(ctx)
+		}
+		ws.signal()
+	}
+}
+
+// closeRecovered closes op, turning a panic into an error.
+func closeRecovered(op Operator) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = pgerr.Internal("internal error in parallel worker: %v", r)
+		}
+	}()
+	return op.Close()
+}
+
+func stackHead(n int) string {
+	lines := strings.SplitN(string(debug.Stack()), "\n", n+1)
+	if len(lines) > n {
+		lines = lines[:n]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// signal wakes the leader if it waits (never blocks).
+func (ws *workerSet) signal() {
+	select {
+	case ws.wake <- struct{}{}:
+	default:
+	}
+}
+
+// fail records the first worker error and stops the other workers.
+func (ws *workerSet) fail(err error) {
+	ws.firstMu.Lock()
+	defer ws.firstMu.Unlock()
+	if ws.firstErr == nil {
+		ws.firstErr = err
+		ws.cancel(err)
+	}
+}
+
+// err is the first error of any worker, or nil.
+func (ws *workerSet) err() error {
+	ws.firstMu.Lock()
+	defer ws.firstMu.Unlock()
+	return ws.firstErr
+}
+
+// shutdown stops the workers, releases the batches they queued, waits for
+// them, and folds their counters into stats (nil without ANALYZE).
+func (ws *workerSet) shutdown(stats *instrument.Stats) {
+	ws.cancel(context.Canceled)
+	for _, q := range ws.queues {
+		for b := range q {
+			b.Release()
+		}
+	}
+	ws.wg.Wait()
+	if ws.pool != nil {
+		ws.pool.release(ws.reserved)
+		ws.pool = nil
+	}
+	if stats != nil {
+		for i, wec := range ws.ecs {
+			for id := range wec.Stats.Nodes {
+				stats.Nodes[id].MergeWorker(i, &wec.Stats.Nodes[id])
+			}
+		}
+	}
+	ws.ecs = nil
+}
+
+// launchWorkers reserves up to planned workers from the database's pool
+// (max_parallel_workers); without a pool every planned worker starts.
+func launchWorkers(ec *ExecContext, planned int) int {
+	if ec.Workers == nil {
+		return planned
+	}
+	return ec.Workers.reserve(planned, ec.MaxParallelWorkers)
+}

@@ -1,0 +1,61 @@
+package pgfed_test
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/pgfed/pgfed"
+	"github.com/pgfed/pgfed/logictest"
+)
+
+// parallelModes are the settings TestLogicParallel runs the corpus under.
+// The corpus's tables are small, so that by default every plan is serial;
+// the forcing modes make the planner choose parallel plans wherever one
+// exists (as PostgreSQL's regression tests do with zero costs).
+var parallelModes = []struct {
+	name     string
+	settings []string
+}{
+	{"debug_parallel_query", []string{"SET debug_parallel_query = on"}},
+	{"0_workers", []string{"SET max_parallel_workers_per_gather = 0", "SET parallel_setup_cost = 0",
+		"SET parallel_tuple_cost = 0", "SET min_parallel_table_scan_size = 0"}},
+	{"2_workers", []string{"SET max_parallel_workers_per_gather = 2", "SET parallel_setup_cost = 0",
+		"SET parallel_tuple_cost = 0", "SET min_parallel_table_scan_size = 0"}},
+	{"2_workers_no_leader", []string{"SET max_parallel_workers_per_gather = 2", "SET parallel_setup_cost = 0",
+		"SET parallel_tuple_cost = 0", "SET min_parallel_table_scan_size = 0",
+		"SET parallel_leader_participation = off"}},
+	{"2_workers_debug", []string{"SET max_parallel_workers_per_gather = 2", "SET parallel_setup_cost = 0",
+		"SET parallel_tuple_cost = 0", "SET min_parallel_table_scan_size = 0", "SET debug_parallel_query = on"}},
+}
+
+// TestLogicParallel runs the SQL logic corpus with parallel plans forced
+// in several ways: every answer must be the one PostgreSQL gave, as in
+// TestLogic's serial run.
+func TestLogicParallel(t *testing.T) {
+	files, _ := filepath.Glob("testdata/logic/*.test")
+	skip := knownFailing(t)
+	for _, mode := range parallelModes {
+		t.Run(mode.name, func(t *testing.T) {
+			t.Parallel()
+			for _, path := range files {
+				name := filepath.Base(path)
+				if strings.HasPrefix(name, "_") || skip[name] {
+					continue
+				}
+				t.Run(name, func(t *testing.T) {
+					db, err := pgfed.Open()
+					if err != nil {
+						t.Fatal(err)
+					}
+					defer db.Close()
+					s := db.NewSession()
+					for _, set := range mode.settings {
+						mustExec(t, s, set)
+					}
+					logictest.Run(t, path, engineDB{s}, pgfedEngine)
+				})
+			}
+		})
+	}
+}

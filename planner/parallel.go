@@ -1,0 +1,283 @@
+package planner
+
+// Parallel plans. After a SELECT is planned and estimated, parallelize
+// looks for the place where a Gather could go and keeps the parallel
+// alternative when its estimated cost is lower, as PostgreSQL does with
+// its partial paths:
+//
+//	aggregate over a scan    Finalize Agg <- Gather <- Partial Agg <- partial scan
+//	sort over a scan         Gather Merge <- Sort <- partial scan  (LIMIT's bound goes to each Sort)
+//	plain scan               Gather <- partial scan
+//
+// A partial scan is a Parallel Seq Scan of a local table, or a Parallel
+// Append of Parallel Seq Scans (the partitions of a partitioned table).
+// Foreign tables stay serial: their rows come through the async Append.
+// Aggregates that cannot be split (DISTINCT, ORDER BY, FILTER, string_agg)
+// keep the plan serial.
+//
+// The number of workers follows PostgreSQL's compute_parallel_worker:
+// none below min_parallel_table_scan_size, then one more each time the
+// table is three times larger, at most max_parallel_workers_per_gather.
+// Costs: a parallel scan divides its CPU cost (not its page cost) by the
+// parallel divisor (workers, plus a leader's share that shrinks as workers
+// are added); a Gather adds parallel_setup_cost and parallel_tuple_cost
+// per row it passes.
+//
+// debug_parallel_query = on puts a single-copy Gather (one worker, the
+// leader not running the plan) on top of a plan that has none, so that
+// tests run every query through a worker; regress hides that Gather from
+// EXPLAIN.
+
+import (
+	"math"
+	"strconv"
+
+	"github.com/pgfed/pgfed/nodes"
+)
+
+// parallelParams are the session's parallel query settings.
+type parallelParams struct {
+	maxWorkers  int // max_parallel_workers_per_gather
+	leader      bool
+	setupCost   float64
+	tupleCost   float64
+	minScanKB   float64
+	debug       string // debug_parallel_query: off, on, regress
+	enableAppnd bool   // enable_parallel_append
+}
+
+// maxGatherWorkers caps the workers of one Gather (Gather Merge numbers
+// its inputs in a byte).
+const maxGatherWorkers = 64
+
+func (pc *planCtx) parallelParams() parallelParams {
+	get := func(name, def string) string {
+		if pc.Setting == nil {
+			return def
+		}
+		if v := pc.Setting(name); v != "" {
+			return v
+		}
+		return def
+	}
+	atof := func(s string) float64 { f, _ := strconv.ParseFloat(s, 64); return f }
+	w, _ := strconv.Atoi(get("max_parallel_workers_per_gather", "2"))
+	return parallelParams{
+		maxWorkers:  min(w, maxGatherWorkers),
+		leader:      get("parallel_leader_participation", "on") == "on",
+		setupCost:   atof(get("parallel_setup_cost", "1000")),
+		tupleCost:   atof(get("parallel_tuple_cost", "0.1")),
+		minScanKB:   atof(get("min_parallel_table_scan_size", "8192")),
+		debug:       get("debug_parallel_query", "off"),
+		enableAppnd: get("enable_parallel_append", "on") == "on",
+	}
+}
+
+// divisor is PostgreSQL's parallel divisor: the share of the work each
+// worker's copy does, counting the leader's part while it has time left
+// over from reading the workers' rows.
+func divisor(workers int, leader bool) float64 {
+	d := float64(workers)
+	if leader {
+		if share := 1.0 - 0.3*float64(workers); share > 0 {
+			d += share
+		}
+	}
+	return d
+}
+
+// parallelize returns p or a cheaper parallel plan for it; p is estimated.
+func (pc *planCtx) parallelize(p nodes.Plan) nodes.Plan {
+	pp := pc.parallelParams()
+	out := p
+	if pp.maxWorkers > 0 {
+		out = pc.parallelNode(p, pp)
+	}
+	if pp.debug != "off" && !hasGather(out) && parallelSafe(out) {
+		g := &nodes.Gather{Child: out, Workers: 1, SingleCopy: true, Invisible: pp.debug == "regress",
+			SetupCost: pp.setupCost, TupleCost: pp.tupleCost}
+		g.Out = out.Base().Out
+		out = g
+	}
+	if out != p {
+		estimate(out)
+	}
+	return out
+}
+
+// parallelNode rewrites the node where a Gather fits best, below the
+// nodes that must stay above it.
+func (pc *planCtx) parallelNode(p nodes.Plan, pp parallelParams) nodes.Plan {
+	switch n := p.(type) {
+	case *nodes.Limit:
+		if c := pc.parallelNode(n.Child, pp); c != n.Child {
+			cp := *n
+			cp.Child = c
+			return &cp
+		}
+	case *nodes.Unique:
+		if c := pc.parallelNode(n.Child, pp); c != n.Child {
+			cp := *n
+			cp.Child = c
+			return &cp
+		}
+	case *nodes.SubqueryScan:
+		if c := pc.parallelNode(n.Child, pp); c != n.Child {
+			cp := *n
+			cp.Child = c
+			return &cp
+		}
+	case *nodes.Sort:
+		if _, isAgg := n.Child.(*nodes.Agg); isAgg {
+			if c := pc.parallelNode(n.Child, pp); c != n.Child {
+				cp := *n
+				cp.Child = c
+				return &cp
+			}
+			return p
+		}
+		scan, workers := partialScan(n.Child, pp)
+		if scan == nil || n.Targets != nil || n.Filter != nil {
+			if c := pc.parallelNode(n.Child, pp); c != n.Child {
+				cp := *n
+				cp.Child = c
+				return &cp
+			}
+			return p
+		}
+		sort := *n
+		sort.Child = scan
+		gm := &nodes.GatherMerge{Child: &sort, Workers: workers, LeaderParticipates: pp.leader, Keys: n.Keys,
+			SetupCost: pp.setupCost, TupleCost: pp.tupleCost}
+		gm.Out = n.Out
+		return cheaper(p, gm)
+	case *nodes.Agg:
+		if n.Split != "" {
+			return p
+		}
+		scan, workers := partialScan(n.Child, pp)
+		split, ok := splitAgg(n)
+		if scan == nil || !ok {
+			// Parallelize below the aggregate instead (a subquery).
+			if c := pc.parallelNode(n.Child, pp); c != n.Child {
+				cp := *n
+				cp.Child = c
+				return &cp
+			}
+			return p
+		}
+		partial := split.partial(scan, true)
+		g := &nodes.Gather{Child: partial, Workers: workers, LeaderParticipates: pp.leader,
+			SetupCost: pp.setupCost, TupleCost: pp.tupleCost}
+		g.Out = partial.Out
+		return cheaper(p, split.finalize(g))
+	case *nodes.SeqScan, *nodes.Append:
+		scan, workers := partialScan(p, pp)
+		if scan == nil {
+			return p
+		}
+		g := &nodes.Gather{Child: scan, Workers: workers, LeaderParticipates: pp.leader,
+			SetupCost: pp.setupCost, TupleCost: pp.tupleCost}
+		g.Out = p.Base().Out
+		return cheaper(p, g)
+	}
+	return p
+}
+
+// cheaper estimates the parallel alternative alt and returns it if it
+// costs less than serial.
+func cheaper(serial, alt nodes.Plan) nodes.Plan {
+	estimate(alt)
+	if alt.Base().TotalCost < serial.Base().TotalCost {
+		return alt
+	}
+	return serial
+}
+
+// partialScan returns the parallel-aware form of a scan (a Parallel Seq
+// Scan, or a Parallel Append of them) and its number of workers, or nil
+// when p is not such a scan or too small.
+func partialScan(p nodes.Plan, pp parallelParams) (nodes.Plan, int) {
+	switch n := p.(type) {
+	case *nodes.SeqScan:
+		w := scanWorkers(float64(n.Table.Rows()), pp)
+		if w == 0 {
+			return nil, 0
+		}
+		cp := *n
+		cp.Parallel = true
+		return &cp, w
+	case *nodes.Append:
+		if !pp.enableAppnd || len(n.Kids) == 0 {
+			return nil, 0
+		}
+		var rows float64
+		kids := make([]nodes.Plan, len(n.Kids))
+		for i, k := range n.Kids {
+			s, ok := k.(*nodes.SeqScan)
+			if !ok {
+				return nil, 0
+			}
+			rows += float64(s.Table.Rows())
+			cp := *s
+			cp.Parallel = true
+			kids[i] = &cp
+		}
+		w := scanWorkers(rows, pp)
+		if w == 0 {
+			return nil, 0
+		}
+		cp := *n
+		cp.Kids, cp.Parallel = kids, true
+		return &cp, w
+	}
+	return nil, 0
+}
+
+// scanWorkers is compute_parallel_worker for a table of rows rows.
+func scanWorkers(rows float64, pp parallelParams) int {
+	pages := math.Ceil(rows / rowsPerPage)
+	minPages := math.Floor(pp.minScanKB / 8)
+	if pages < minPages {
+		return 0
+	}
+	threshold := math.Max(minPages, 1)
+	workers := 1
+	for pages >= threshold*3 {
+		workers++
+		threshold *= 3
+		if threshold > math.MaxInt32/3 {
+			break
+		}
+	}
+	return min(workers, pp.maxWorkers)
+}
+
+func hasGather(p nodes.Plan) bool {
+	found := false
+	nodes.Walk(p, func(q nodes.Plan) {
+		switch q.(type) {
+		case *nodes.Gather, *nodes.GatherMerge:
+			found = true
+		}
+	})
+	return found
+}
+
+// parallelSafe reports whether p may run in a worker: not foreign scans
+// (their connections belong to the session) nor the functions that read
+// the session's connections.
+func parallelSafe(p nodes.Plan) bool {
+	safe := true
+	nodes.Walk(p, func(q nodes.Plan) {
+		switch x := q.(type) {
+		case *nodes.ForeignScan, *nodes.ModifyTable:
+			safe = false
+		case *nodes.FunctionScan:
+			if x.Func != "generate_series" {
+				safe = false
+			}
+		}
+	})
+	return safe
+}
