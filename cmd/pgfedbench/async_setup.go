@@ -108,7 +108,9 @@ func startAsync(ctx context.Context, opts options) (_ *asyncFixture, err error) 
 		s     *pgfed.Session
 		async string
 	}{{fx.fedSync, "off"}, {fx.fedAsync, "on"}} {
-		sets := "SET pgfed.pushdown = off; SET enable_partitionwise_aggregate = off; SET enable_async_append = " + fs.async
+		// max_parallel_workers_per_gather = 0: t0 and pl compare the
+		// synchronous path, single-threaded like the foreign workloads.
+		sets := "SET pgfed.pushdown = off; SET enable_partitionwise_aggregate = off; SET max_parallel_workers_per_gather = 0; SET enable_async_append = " + fs.async
 		if _, err := fs.s.Exec(ctx, sets); err != nil {
 			return nil, fmt.Errorf("pgfed: %s: %w", sets, err)
 		}

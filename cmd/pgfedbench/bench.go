@@ -122,6 +122,11 @@ func run(ctx context.Context, opts options, logw io.Writer) (*report, error) {
 		return nil, fmt.Errorf("pgfed: %w", err)
 	}
 	defer fed.close()
+	// Single-threaded, like PostgreSQL here; -suite parallel measures
+	// parallel plans.
+	if err := fed.exec(ctx, "SET max_parallel_workers_per_gather = 0"); err != nil {
+		return nil, fmt.Errorf("pgfed: %w", err)
+	}
 
 	data := newDataset(opts.rows, opts.sequential)
 	rep.Data = data.describe()

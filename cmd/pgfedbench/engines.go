@@ -45,6 +45,9 @@ func execAll(ctx context.Context, exec func(context.Context, string) error, stmt
 // embedding API.
 type pgfedEngine struct {
 	db *pgfed.DB
+	// s runs the queries: the DB's default session, unless newSession
+	// made the engine.
+	s *pgfed.Session
 }
 
 func openPgfed() (*pgfedEngine, error) {
@@ -52,20 +55,27 @@ func openPgfed() (*pgfedEngine, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &pgfedEngine{db: db}, nil
+	return &pgfedEngine{db: db, s: db.Session()}, nil
+}
+
+// newSession returns the same engine seen through a new session: the
+// same tables, settings (SET) of its own. Closing the engine openPgfed
+// returned closes it too.
+func (e *pgfedEngine) newSession() *pgfedEngine {
+	return &pgfedEngine{db: e.db, s: e.db.NewSession()}
 }
 
 func (e *pgfedEngine) close() { _ = e.db.Close() }
 
 func (e *pgfedEngine) exec(ctx context.Context, sql string) error {
-	_, err := e.db.Exec(ctx, sql)
+	_, err := e.s.Exec(ctx, sql)
 	return err
 }
 
 // batches reads whole Arrow batches, the bulk path meant for analytics.
 func (e *pgfedEngine) batches(sql string) reader {
 	return func(ctx context.Context) (int64, error) {
-		rows, err := e.db.Query(ctx, sql)
+		rows, err := e.s.Query(ctx, sql)
 		if err != nil {
 			return 0, err
 		}
@@ -81,7 +91,7 @@ func (e *pgfedEngine) batches(sql string) reader {
 // values reads row at a time as Go values, like a database/sql client.
 func (e *pgfedEngine) values(sql string) reader {
 	return func(ctx context.Context) (int64, error) {
-		rows, err := e.db.Query(ctx, sql)
+		rows, err := e.s.Query(ctx, sql)
 		if err != nil {
 			return 0, err
 		}
@@ -99,23 +109,30 @@ func (e *pgfedEngine) values(sql string) reader {
 
 // fingerprint reads the result as Go values and summarizes it.
 func (e *pgfedEngine) fingerprint(ctx context.Context, sql string, ordered bool) (fingerprint, error) {
-	rows, err := e.db.Query(ctx, sql)
+	f := newFingerprint(ordered)
+	err := e.eachRow(ctx, sql, f.add)
+	return f, err
+}
+
+// eachRow runs sql and passes each row of the result, as Go values, to
+// fn; the values are valid only during the call.
+func (e *pgfedEngine) eachRow(ctx context.Context, sql string, fn func([]any)) error {
+	rows, err := e.s.Query(ctx, sql)
 	if err != nil {
-		return fingerprint{}, err
+		return err
 	}
 	defer rows.Close()
-	f := newFingerprint(ordered)
 	for rows.Next() {
-		f.add(rows.Values())
+		fn(rows.Values())
 	}
-	return f, rows.Err()
+	return rows.Err()
 }
 
 // keepBatches runs sql and keeps every batch it returns (retained: the
 // caller must release them). For SELECT b FROM t these are views of the
 // column as pgfed stores it, the data the Arrow-values loop sums.
 func (e *pgfedEngine) keepBatches(ctx context.Context, sql string) ([]arrow.RecordBatch, error) {
-	rows, err := e.db.Query(ctx, sql)
+	rows, err := e.s.Query(ctx, sql)
 	if err != nil {
 		return nil, err
 	}
@@ -285,20 +302,27 @@ func scanTargets(fields []pgconn.FieldDescription) ([]any, error) {
 
 // fingerprint reads the result as Go values and summarizes it.
 func (e *postgresEngine) fingerprint(ctx context.Context, sql string, ordered bool) (fingerprint, error) {
+	f := newFingerprint(ordered)
+	err := e.eachRow(ctx, sql, f.add)
+	return f, err
+}
+
+// eachRow runs sql and passes each row of the result, as Go values, to
+// fn.
+func (e *postgresEngine) eachRow(ctx context.Context, sql string, fn func([]any)) error {
 	rows, err := e.conn.Query(ctx, sql)
 	if err != nil {
-		return fingerprint{}, err
+		return err
 	}
 	defer rows.Close()
-	f := newFingerprint(ordered)
 	for rows.Next() {
 		vals, err := rows.Values()
 		if err != nil {
-			return f, err
+			return err
 		}
-		f.add(vals)
+		fn(vals)
 	}
-	return f, rows.Err()
+	return rows.Err()
 }
 
 // fingerprint summarizes a result so that two engines' answers can be

@@ -72,6 +72,12 @@
 // table, default 1000000) and -latency LIST (one-way latencies, default
 // 0,1ms).
 //
+// -suite parallel runs the parallel suite, Gather and Gather Merge over
+// a parallel scan of t at 0, 1 and 2 workers, in pgfed and in PostgreSQL
+// 15 with the same worker counts (see parallel.go), with the flags -rows,
+// -runs, -only (psum, pfilter, psort), -json, -sequential, -pgdsn,
+// -pgshared and -cpuprofile of the local suite.
+//
 // The throwaway cluster (package pgtest: initdb in a temporary directory,
 // server as the postgres OS user when run as root) needs PostgreSQL 15's
 // server binaries. It is stopped and removed when the command ends, also on
@@ -100,7 +106,7 @@ type options struct {
 	pgShared   string
 	cpuProfile string
 	sequential bool
-	suite      string        // suiteLocal, suiteRemote or suiteAsync
+	suite      string        // suiteLocal, suiteRemote, suiteAsync or suiteParallel
 	remote     remoteOptions // the remote suite's flags
 	async      asyncOptions  // the async suite's flags
 }
@@ -130,6 +136,9 @@ func benchMain(args []string) int {
 	}
 	if opts.suite == suiteAsync {
 		return asyncMain(ctx, opts)
+	}
+	if opts.suite == suiteParallel {
+		return parallelMain(ctx, opts)
 	}
 	rep, err := run(ctx, opts, os.Stderr)
 	if err != nil {
@@ -163,7 +172,7 @@ func parseFlags(args []string) (options, error) {
 	fs.StringVar(&opts.pgShared, "pgshared", "2GB", "shared_buffers of the throwaway cluster")
 	fs.BoolVar(&opts.sequential, "sequential", false, "make b = i (ascending) instead of a permutation of i")
 	fs.StringVar(&opts.cpuProfile, "cpuprofile", "", "write a CPU profile of pgfed per workload to `prefix`.NAME.pprof")
-	fs.StringVar(&opts.suite, "suite", suiteLocal, "benchmark suite: local (pgfed's own tables), remote (foreign tables vs postgres_fdw) or async (async Append at injected latency)")
+	fs.StringVar(&opts.suite, "suite", suiteLocal, "benchmark suite: local (pgfed's own tables), remote (foreign tables vs postgres_fdw), async (async Append at injected latency) or parallel (Gather at 0, 1 and 2 workers)")
 	addRemoteFlags(fs, &opts.remote)
 	addAsyncFlags(fs, &opts.async)
 	if err := fs.Parse(args); err != nil {
@@ -181,7 +190,7 @@ func parseFlags(args []string) (options, error) {
 		return opts, fmt.Errorf("-runs must be at least 1")
 	}
 	switch opts.suite {
-	case suiteLocal:
+	case suiteLocal, suiteParallel:
 	case suiteRemote:
 		if err := opts.remote.check(opts); err != nil {
 			return opts, err
@@ -191,7 +200,7 @@ func parseFlags(args []string) (options, error) {
 			return opts, err
 		}
 	default:
-		return opts, fmt.Errorf("-suite must be %s, %s or %s", suiteLocal, suiteRemote, suiteAsync)
+		return opts, fmt.Errorf("-suite must be %s, %s, %s or %s", suiteLocal, suiteRemote, suiteAsync, suiteParallel)
 	}
 	re, err := regexp.Compile(*only)
 	if err != nil {
