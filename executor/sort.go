@@ -137,6 +137,20 @@ func (s *sortOp) sortedOrder(data arrow.RecordBatch) ([]int32, error) {
 	for i, k := range s.plan.Keys {
 		cmps[i] = keyComparator(keys[i], k)
 	}
+	if first := s.plan.Keys[0]; radixSortable(first.Expr.Type()) {
+		var rest func(a, b int32) int
+		if len(cmps) > 1 {
+			rest = func(a, b int32) int {
+				for _, c := range cmps[1:] {
+					if r := c(a, b); r != 0 {
+						return r
+					}
+				}
+				return 0
+			}
+		}
+		return radixSortedOrder(keys[0], first, rest), nil
+	}
 	order := make([]int32, data.NumRows())
 	for i := range order {
 		order[i] = int32(i)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/pgfed/pgfed/nodes"
 	"github.com/pgfed/pgfed/types"
@@ -192,20 +193,16 @@ func selection(mask *array.Boolean) (sel []int32, all bool) {
 // takeArray returns the rows sel of arr, in that order.
 func takeArray(arr arrow.Array, sel []int32) arrow.Array {
 	switch a := arr.(type) {
-	case *array.Int64:
-		return takePrimitive(a.Int64Values(), a, sel, array.NewInt64Builder(alloc))
-	case *array.Int32:
-		return takePrimitive(a.Int32Values(), a, sel, array.NewInt32Builder(alloc))
+	case *array.Int64, *array.Timestamp:
+		return takeFixed[int64](a, sel)
+	case *array.Int32, *array.Date32:
+		return takeFixed[int32](a, sel)
 	case *array.Int16:
-		return takePrimitive(a.Int16Values(), a, sel, array.NewInt16Builder(alloc))
+		return takeFixed[int16](a, sel)
 	case *array.Float64:
-		return takePrimitive(a.Float64Values(), a, sel, array.NewFloat64Builder(alloc))
+		return takeFixed[float64](a, sel)
 	case *array.Float32:
-		return takePrimitive(a.Float32Values(), a, sel, array.NewFloat32Builder(alloc))
-	case *array.Date32:
-		return takePrimitive(a.Date32Values(), a, sel, array.NewDate32Builder(alloc))
-	case *array.Timestamp:
-		return takePrimitive(a.TimestampValues(), a, sel, array.NewTimestampBuilder(alloc, a.DataType().(*arrow.TimestampType)))
+		return takeFixed[float32](a, sel)
 	case *array.String:
 		b := array.NewStringBuilder(alloc)
 		defer b.Release()
@@ -236,28 +233,28 @@ func takeArray(arr arrow.Array, sel []int32) arrow.Array {
 	panic(fmt.Sprintf("executor: take of %T", arr))
 }
 
-type primitiveBuilder[T any] interface {
-	array.Builder
-	UnsafeAppend(T)
-}
-
-func takePrimitive[T any, B primitiveBuilder[T]](vals []T, arr arrow.Array, sel []int32, b B) arrow.Array {
-	defer b.Release()
-	b.Reserve(len(sel))
-	if arr.NullN() == 0 {
-		for _, i := range sel {
-			b.UnsafeAppend(vals[i])
-		}
-	} else {
-		for _, i := range sel {
-			if arr.IsNull(int(i)) {
-				b.AppendNull()
+// takeFixed gathers the rows sel of a fixed-width array straight into a
+// new values buffer (and bitmap, if arr has NULLs): one tight loop, no
+// builder calls per row.
+func takeFixed[T fixedWidth](arr arrow.Array, sel []int32) arrow.Array {
+	vals := valuesOf[T](arr)
+	out := make([]T, len(sel))
+	for j, i := range sel {
+		out[j] = vals[i]
+	}
+	var valid []byte
+	nulls := 0
+	if src := validity(arr); src != nil {
+		valid = make([]byte, bitutil.BytesForBits(int64(len(sel))))
+		for j, i := range sel {
+			if isValid(src, int(i)) {
+				valid[j>>3] |= 1 << (j & 7)
 			} else {
-				b.UnsafeAppend(vals[i])
+				nulls++
 			}
 		}
 	}
-	return b.NewArray()
+	return newFixedArray(arr.DataType(), out, valid, nulls)
 }
 
 // takeBatch returns the rows sel of b as a new batch.
