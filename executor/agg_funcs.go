@@ -294,9 +294,7 @@ func sumNarrow[T int16 | int32](s *intSumState, groups []int32, vals []T, valid 
 	if groups == nil {
 		var sum, n int64
 		if valid == nil {
-			for _, v := range vals {
-				sum += int64(v)
-			}
+			sum = sumValues(vals)
 			n = int64(len(vals))
 		} else {
 			for i, v := range vals {
@@ -318,6 +316,25 @@ func sumNarrow[T int16 | int32](s *intSumState, groups []int32, vals []T, valid 
 		s.add128(g, int64(v))
 		s.counts[g]++
 	}
+}
+
+// sumValues adds narrow integers with four independent accumulators, so
+// that the additions of one iteration do not wait on each other (an int64
+// cannot overflow: 2^31 values of at most 2^31 each).
+func sumValues[T int16 | int32](vals []T) int64 {
+	var s0, s1, s2, s3 int64
+	i := 0
+	for ; i+4 <= len(vals); i += 4 {
+		v := vals[i : i+4 : i+4]
+		s0 += int64(v[0])
+		s1 += int64(v[1])
+		s2 += int64(v[2])
+		s3 += int64(v[3])
+	}
+	for ; i < len(vals); i++ {
+		s0 += int64(vals[i])
+	}
+	return s0 + s1 + s2 + s3
 }
 
 // sumWide adds bigint values exactly in 128 bits.
