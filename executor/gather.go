@@ -35,6 +35,7 @@ type gatherOp struct {
 	plan  *nodes.Gather
 	ec    *ExecContext
 	stats *instrument.NodeStats
+	build copyBuilder
 
 	started    bool
 	shared     *parallelShared
@@ -50,7 +51,7 @@ type gatherOp struct {
 var _ Operator = (*gatherOp)(nil)
 
 func newGather(p *nodes.Gather, ec *ExecContext) (Operator, error) {
-	g := &gatherOp{plan: p, ec: ec}
+	g := &gatherOp{plan: p, ec: ec, build: Build}
 	if ec.Stats != nil {
 		g.stats = ec.Stats.Node(p.ID)
 	}
@@ -79,7 +80,7 @@ func (g *gatherOp) start(ctx context.Context) error {
 		first = 1
 	}
 	if launched > 0 {
-		ws, err := startWorkers(ctx, g.plan.Child, g.ec, g.shared, launched, first)
+		ws, err := startWorkers(ctx, g.plan.Child, g.ec, g.shared, launched, first, g.build)
 		if err != nil {
 			return err
 		}
@@ -92,7 +93,7 @@ func (g *gatherOp) start(ctx context.Context) error {
 	}
 	if leads {
 		g.leaderEC = g.ec.participantContext(g.shared, 0, g.ec.Stats)
-		op, err := Build(g.plan.Child, g.leaderEC)
+		op, err := g.build(g.plan.Child, g.leaderEC)
 		if err != nil {
 			return err
 		}

@@ -36,6 +36,7 @@ type gatherMergeOp struct {
 	plan  *nodes.GatherMerge
 	ec    *ExecContext
 	stats *instrument.NodeStats
+	build copyBuilder
 	keys  []evaluator // over the child's rows, evaluated by the leader
 
 	started  bool
@@ -61,7 +62,7 @@ type mergeInput struct {
 var _ Operator = (*gatherMergeOp)(nil)
 
 func newGatherMerge(p *nodes.GatherMerge, ec *ExecContext) (Operator, error) {
-	g := &gatherMergeOp{plan: p, ec: ec}
+	g := &gatherMergeOp{plan: p, ec: ec, build: Build}
 	for _, k := range p.Keys {
 		ev, err := compileExpr(k.Expr, ec)
 		if err != nil {
@@ -93,8 +94,9 @@ func (g *gatherMergeOp) start(ctx context.Context) error {
 		first = 1
 	}
 	g.shared = newParallelShared(participants)
+	g.shared.ownedShares = true
 	if launched > 0 {
-		ws, err := startWorkers(ctx, g.plan.Child, g.ec, g.shared, launched, first)
+		ws, err := startWorkers(ctx, g.plan.Child, g.ec, g.shared, launched, first, g.build)
 		if err != nil {
 			return err
 		}
@@ -108,7 +110,7 @@ func (g *gatherMergeOp) start(ctx context.Context) error {
 	}
 	if leads {
 		g.leaderEC = g.ec.participantContext(g.shared, 0, g.ec.Stats)
-		op, err := Build(g.plan.Child, g.leaderEC)
+		op, err := g.build(g.plan.Child, g.leaderEC)
 		if err != nil {
 			return err
 		}
@@ -267,7 +269,7 @@ func (g *gatherMergeOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	if rows == 0 {
 		return nil, io.EOF
 	}
-	out, err := g.build(runs, rows)
+	out, err := g.buildOutput(runs, rows)
 	if err != nil {
 		return nil, err
 	}
@@ -293,11 +295,14 @@ func (g *gatherMergeOp) head(i int) topEntry {
 	return topEntry{src: uint8(i), row: int32(g.inputs[i].pos)}
 }
 
-// build makes the output batch of runs (rows in all).
-func (g *gatherMergeOp) build(runs []mergeRun, rows int64) (arrow.RecordBatch, error) {
+// buildOutput makes the output batch of runs (rows in all).
+func (g *gatherMergeOp) buildOutput(runs []mergeRun, rows int64) (arrow.RecordBatch, error) {
 	if len(runs) == 1 {
 		r := runs[0]
 		return g.inputs[r.src].batch.NewSlice(r.start, r.start+r.n), nil
+	}
+	if rows >= int64(len(runs))*longRun {
+		return g.concatRuns(runs)
 	}
 	// Each input gave a contiguous range of its batch: concatenate the
 	// ranges, then take the rows in merged order.
@@ -331,6 +336,25 @@ func (g *gatherMergeOp) build(runs []mergeRun, rows int64) (arrow.RecordBatch, e
 		}
 	}
 	return takeBatch(all, sel), nil
+}
+
+// longRun is the average run length from which an output batch is built
+// by concatenating the runs (one copy) rather than by concatenating each
+// input's range and taking rows from it (two copies, but no per-run cost).
+const longRun = 64
+
+// concatRuns builds the output batch by concatenating the runs.
+func (g *gatherMergeOp) concatRuns(runs []mergeRun) (arrow.RecordBatch, error) {
+	parts := make([]arrow.RecordBatch, len(runs))
+	for i, r := range runs {
+		parts[i] = g.inputs[r.src].batch.NewSlice(r.start, r.start+r.n)
+	}
+	defer func() {
+		for _, p := range parts {
+			p.Release()
+		}
+	}()
+	return concatBatches(parts)
 }
 
 func (g *gatherMergeOp) shutdown() error {

@@ -78,11 +78,12 @@ type parallelShared struct {
 	// participants is the number of copies running (for where each
 	// starts in a Parallel Append).
 	participants int
-	appends      map[int]*atomic.Int64
+	// ownedShares is set under a Gather Merge (see parallelScan).
+	ownedShares bool
 }
 
 func newParallelShared(participants int) *parallelShared {
-	return &parallelShared{scans: map[int]*parallelScan{}, appends: map[int]*atomic.Int64{}, participants: participants}
+	return &parallelShared{scans: map[int]*parallelScan{}, participants: participants}
 }
 
 // scan returns the shared state of the Parallel Seq Scan with plan node
@@ -92,7 +93,8 @@ func (ps *parallelShared) scan(id int, t *storage.Table, morselRows int) *parall
 	defer ps.mu.Unlock()
 	s := ps.scans[id]
 	if s == nil {
-		s = newParallelScan(t.Snapshot(), morselRows)
+		s = newParallelScan(t.Snapshot(), morselRows, ps.participants)
+		s.ownedShares = ps.ownedShares
 		ps.scans[id] = s
 	}
 	return s
@@ -107,11 +109,28 @@ func (ps *parallelShared) release() {
 }
 
 // parallelScan shares a table's batches out in morsels of at most
-// morselRows rows: each claim is one atomic add.
+// morselRows rows.
+//
+// The morsels are split into one contiguous range per participant, each
+// with its own atomic cursor: a participant claims from its own range
+// first, then steals from the ranges of participants that have started.
+// How far stealing goes depends on the consumer. Under a Gather the
+// participants stream (aggregate or filter each batch as it comes), so
+// claiming is the work and anyone may steal from anyone: a participant
+// the scheduler starts late (three participants on two cores) finds its
+// share done. Under a Gather Merge each participant's Sort only collects
+// its input and works at the end, so claiming is free and a participant
+// that started first would take the whole table before the others run,
+// and sort it alone: there a participant steals only from participants
+// that have started, which keeps each share for its owner until it runs
+// and still evens out the end of the scan. Every participant runs its
+// copy, so no share is left unread.
 type parallelScan struct {
 	batches []arrow.RecordBatch // the snapshot, owned here
 	morsels []morsel
-	next    atomic.Int64
+	ranges  []scanRange
+	// ownedShares: steal only from started participants (Gather Merge).
+	ownedShares bool
 }
 
 type morsel struct {
@@ -119,7 +138,15 @@ type morsel struct {
 	off, rows int64
 }
 
-func newParallelScan(batches []arrow.RecordBatch, morselRows int) *parallelScan {
+// scanRange is one participant's share of the morsels, [next, end).
+type scanRange struct {
+	next    atomic.Int64
+	end     int64
+	started atomic.Bool
+	_       [40]byte // keep cursors on separate cache lines
+}
+
+func newParallelScan(batches []arrow.RecordBatch, morselRows, participants int) *parallelScan {
 	s := &parallelScan{batches: batches}
 	for i, b := range batches {
 		n := b.NumRows()
@@ -127,16 +154,38 @@ func newParallelScan(batches []arrow.RecordBatch, morselRows int) *parallelScan 
 			s.morsels = append(s.morsels, morsel{batch: i, off: off, rows: min(int64(morselRows), n-off)})
 		}
 	}
+	participants = max(participants, 1)
+	s.ranges = make([]scanRange, participants)
+	m := int64(len(s.morsels))
+	for p := range s.ranges {
+		s.ranges[p].next.Store(m * int64(p) / int64(participants))
+		s.ranges[p].end = m * int64(p+1) / int64(participants)
+	}
 	return s
 }
 
-// claim returns the next unclaimed morsel as a batch the caller owns, or
-// nil when none is left.
-func (s *parallelScan) claim() arrow.RecordBatch {
-	i := s.next.Add(1) - 1
-	if i >= int64(len(s.morsels)) {
-		return nil
+// claim returns the next morsel for participant p as a batch the caller
+// owns, or nil when none is left.
+func (s *parallelScan) claim(p int) arrow.RecordBatch {
+	p %= len(s.ranges)
+	own := &s.ranges[p]
+	own.started.Store(true)
+	if i := own.next.Add(1) - 1; i < own.end {
+		return s.morsel(i)
 	}
+	for k := 1; k < len(s.ranges); k++ {
+		r := &s.ranges[(p+k)%len(s.ranges)]
+		if s.ownedShares && !r.started.Load() || r.next.Load() >= r.end {
+			continue
+		}
+		if i := r.next.Add(1) - 1; i < r.end {
+			return s.morsel(i)
+		}
+	}
+	return nil
+}
+
+func (s *parallelScan) morsel(i int64) arrow.RecordBatch {
 	m := s.morsels[i]
 	b := s.batches[m.batch]
 	if m.off == 0 && m.rows == b.NumRows() {
@@ -186,10 +235,16 @@ type workerSet struct {
 	reserved int
 }
 
+// copyBuilder builds one participant's copy of a subplan: Build, or a
+// fake in tests.
+type copyBuilder func(nodes.Plan, *ExecContext) (Operator, error)
+
 // startWorkers builds n copies of plan (participants first, first+1, ...)
 // and starts them. Building happens here, in the caller's goroutine, so
-// that a plan that cannot be built fails before any worker starts.
-func startWorkers(ctx context.Context, plan nodes.Plan, ec *ExecContext, shared *parallelShared, n, first int) (*workerSet, error) {
+// that a plan that cannot be built fails before any worker starts. The n
+// workers are already reserved from ec.Workers; on failure they are
+// given back.
+func startWorkers(ctx context.Context, plan nodes.Plan, ec *ExecContext, shared *parallelShared, n, first int, build copyBuilder) (*workerSet, error) {
 	ws := &workerSet{wake: make(chan struct{}, 1), pool: ec.Workers, reserved: n}
 	ops := make([]Operator, n)
 	for i := range n {
@@ -198,7 +253,7 @@ func startWorkers(ctx context.Context, plan nodes.Plan, ec *ExecContext, shared 
 			stats = instrument.NewStats(len(ec.Stats.Nodes), ec.Stats.Timing)
 		}
 		wec := ec.participantContext(shared, first+i, stats)
-		op, err := Build(plan, wec)
+		op, err := build(plan, wec)
 		if err != nil {
 			for _, o := range ops[:i] {
 				o.Close()
@@ -215,16 +270,22 @@ func startWorkers(ctx context.Context, plan nodes.Plan, ec *ExecContext, shared 
 		ops[i] = op
 		ws.ecs = append(ws.ecs, wec)
 	}
+	ws.launch(ctx, ops)
+	return ws, nil
+}
+
+// launch starts a worker goroutine per operator (ws.ecs[i] is op i's
+// context).
+func (ws *workerSet) launch(ctx context.Context, ops []Operator) {
 	wctx, cancel := context.WithCancelCause(ctx)
 	ws.cancel = cancel
-	ws.queues = make([]chan arrow.RecordBatch, n)
-	ws.errs = make([]error, n)
-	for i := range n {
+	ws.queues = make([]chan arrow.RecordBatch, len(ops))
+	ws.errs = make([]error, len(ops))
+	for i, op := range ops {
 		ws.queues[i] = make(chan arrow.RecordBatch, gatherQueueDepth)
 		ws.wg.Add(1)
-		go ws.run(wctx, i, ops[i])
+		go ws.run(wctx, i, op)
 	}
-	return ws, nil
 }
 
 // run is worker i's goroutine: it runs its copy to the end (or an error,

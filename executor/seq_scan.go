@@ -54,7 +54,7 @@ func (s *seqScan) Next(ctx context.Context) (arrow.RecordBatch, error) {
 		return nil, err
 	}
 	if s.shared != nil {
-		b := s.shared.claim()
+		b := s.shared.claim(s.ec.participant)
 		if b == nil {
 			return nil, io.EOF
 		}
