@@ -170,4 +170,3 @@ func (q *naiveQueue) Close() error {
 	}
 	return nil
 }
-
