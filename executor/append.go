@@ -18,9 +18,10 @@ package executor
 // starve the async ones); it blocks on the channel only when no
 // synchronous work is left.
 //
-// A Parallel Append (under a Gather) has only Parallel Seq Scans as
-// children: each participant's copy starts at a different child and runs
-// them all, the scans sharing every child's rows out among them.
+// A Parallel Append (under a Gather) runs in every participant: each
+// copy starts at a different child. Parallel Seq Scans are run by every
+// participant, which share their rows out; any other child (a foreign
+// table) is run whole by the first participant that claims it.
 //
 // Errors: the first error of any child ends the Append with that error.
 // Cancellation: ctx reaches the remote fetches; Close (also after LIMIT
@@ -45,6 +46,11 @@ type appendOp struct {
 	cur    int // next synchronous child
 	opened bool
 
+	// Parallel Append: partial children (Parallel Seq Scans) are run by
+	// every participant; any other child by the one that claims it.
+	partial []bool
+	claim   func(child int) bool
+
 	// async state, set up on the first Next
 	async     []bool
 	started   bool
@@ -62,16 +68,29 @@ func newAppend(p *nodes.Append, ec *ExecContext) (Operator, error) {
 	if err != nil {
 		return nil, err
 	}
+	var claim func(child int) bool
+	var orig []int
 	if p.Parallel && ec.parallel != nil && len(kids) > 0 {
-		// Parallel Append: every child is a Parallel Seq Scan, shared by
-		// all participants; each participant starts at a different child,
+		// Parallel Append: each participant starts at a different child,
 		// so that they spread over the children before meeting in one.
 		r := ec.participant % len(kids)
 		kids = append(kids[r:], kids[:r]...)
 		rotated := append(append([]nodes.Plan(nil), p.Kids[r:]...), p.Kids[:r]...)
+		for i := range kids {
+			orig = append(orig, (i+r)%len(kids))
+		}
 		p = &nodes.Append{PlanBase: p.PlanBase, Kids: rotated, Parallel: true}
+		shared := ec.parallel.appendClaims(p.ID, len(kids))
+		claim = func(child int) bool { return shared[orig[child]].CompareAndSwap(false, true) }
 	}
-	a := &appendOp{ec: ec, kids: kids, async: make([]bool, len(kids))}
+	a := &appendOp{ec: ec, kids: kids, async: make([]bool, len(kids)), claim: claim}
+	if claim != nil {
+		a.partial = make([]bool, len(kids))
+		for i, k := range p.Kids {
+			s, ok := k.(*nodes.SeqScan)
+			a.partial[i] = ok && s.Parallel
+		}
+	}
 	for i, k := range p.Kids {
 		if fs, ok := k.(*nodes.ForeignScan); ok && fs.Async {
 			if ac, _ := unwrapAsync(kids[i]); ac != nil {
@@ -207,6 +226,13 @@ func (a *appendOp) nextSync(ctx context.Context) (arrow.RecordBatch, error, bool
 			continue
 		}
 		kid := a.kids[a.cur]
+		if !a.opened && a.claim != nil && !a.partial[a.cur] && !a.claim(a.cur) {
+			// Another participant runs this child.
+			kid.Close()
+			a.kids[a.cur] = nil
+			a.cur++
+			continue
+		}
 		if !a.opened {
 			if err := kid.Open(ctx); err != nil {
 				return nil, err, true

@@ -74,7 +74,7 @@ func (g *gatherOp) start(ctx context.Context) error {
 	if leads {
 		participants++
 	}
-	g.shared = newParallelShared(participants)
+	g.shared = newParallelShared(participants, g.ec.Remote)
 	first := 0
 	if leads {
 		first = 1

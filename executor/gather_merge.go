@@ -93,7 +93,7 @@ func (g *gatherMergeOp) start(ctx context.Context) error {
 		participants++
 		first = 1
 	}
-	g.shared = newParallelShared(participants)
+	g.shared = newParallelShared(participants, g.ec.Remote)
 	g.shared.ownedShares = true
 	if launched > 0 {
 		ws, err := startWorkers(ctx, g.plan.Child, g.ec, g.shared, launched, first, g.build)

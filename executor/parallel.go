@@ -37,6 +37,7 @@ import (
 	"github.com/pgfed/pgfed/instrument"
 	"github.com/pgfed/pgfed/nodes"
 	"github.com/pgfed/pgfed/pgerr"
+	"github.com/pgfed/pgfed/remote"
 	"github.com/pgfed/pgfed/storage"
 )
 
@@ -73,17 +74,55 @@ const gatherQueueDepth = 4
 
 // parallelShared is the state the participants of one Gather share.
 type parallelShared struct {
-	mu    sync.Mutex
-	scans map[int]*parallelScan
+	// remote is the session's connector, made safe for the participants.
+	remote RemoteConnector
+	mu     sync.Mutex
+	scans  map[int]*parallelScan
 	// participants is the number of copies running (for where each
 	// starts in a Parallel Append).
 	participants int
 	// ownedShares is set under a Gather Merge (see parallelScan).
 	ownedShares bool
+	// appends are the claims of Parallel Appends' non-partial children.
+	appends map[int][]atomic.Bool
 }
 
-func newParallelShared(participants int) *parallelShared {
-	return &parallelShared{scans: map[int]*parallelScan{}, participants: participants}
+// appendClaims returns the claim flags of the children of the Parallel
+// Append with plan node id.
+func (ps *parallelShared) appendClaims(id, n int) []atomic.Bool {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	if ps.appends == nil {
+		ps.appends = map[int][]atomic.Bool{}
+	}
+	c, ok := ps.appends[id]
+	if !ok {
+		c = make([]atomic.Bool, n)
+		ps.appends[id] = c
+	}
+	return c
+}
+
+// lockedConnector serializes the participants' requests for remote
+// connections: the session's connection cache belongs to one goroutine.
+// Commands on one connection are serialized by the connection itself.
+type lockedConnector struct {
+	mu *sync.Mutex
+	RemoteConnector
+}
+
+func (l lockedConnector) Conn(ctx context.Context, server, mappingKey string, slot int) (*remote.Conn, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.RemoteConnector.Conn(ctx, server, mappingKey, slot)
+}
+
+func newParallelShared(participants int, remote RemoteConnector) *parallelShared {
+	ps := &parallelShared{scans: map[int]*parallelScan{}, participants: participants}
+	if remote != nil {
+		ps.remote = lockedConnector{mu: &sync.Mutex{}, RemoteConnector: remote}
+	}
+	return ps
 }
 
 // scan returns the shared state of the Parallel Seq Scan with plan node
@@ -210,7 +249,7 @@ func (ec *ExecContext) participantContext(shared *parallelShared, participant in
 		Stats:              stats,
 		Now:                ec.Now,
 		BatchSize:          ec.BatchSize,
-		Remote:             ec.Remote,
+		Remote:             shared.remote,
 		Workers:            ec.Workers,
 		MaxParallelWorkers: ec.MaxParallelWorkers,
 		parallel:           shared,

@@ -10,8 +10,9 @@ package planner
 //	plain scan               Gather <- partial scan
 //
 // A partial scan is a Parallel Seq Scan of a local table, or a Parallel
-// Append of Parallel Seq Scans (the partitions of a partitioned table).
-// Foreign tables stay serial: their rows come through the async Append.
+// Append of Parallel Seq Scans (the partitions of a partitioned table)
+// and of foreign scans, each of which one participant runs whole. An
+// Append with async foreign children stays an async Append.
 // Aggregates that cannot be split (DISTINCT, ORDER BY, FILTER, string_agg)
 // keep the plan serial.
 //
@@ -212,18 +213,32 @@ func partialScan(p nodes.Plan, pp parallelParams) (nodes.Plan, int) {
 			return nil, 0
 		}
 		var rows float64
+		nonPartial := 0
 		kids := make([]nodes.Plan, len(n.Kids))
 		for i, k := range n.Kids {
-			s, ok := k.(*nodes.SeqScan)
-			if !ok {
+			switch s := k.(type) {
+			case *nodes.SeqScan:
+				rows += float64(s.Table.Rows())
+				cp := *s
+				cp.Parallel = true
+				kids[i] = &cp
+			case *nodes.ForeignScan:
+				// Run whole by one participant; an async Append reads
+				// async-capable ones better.
+				if s.Async {
+					return nil, 0
+				}
+				nonPartial++
+				kids[i] = s
+			default:
 				return nil, 0
 			}
-			rows += float64(s.Table.Rows())
-			cp := *s
-			cp.Parallel = true
-			kids[i] = &cp
 		}
 		w := scanWorkers(rows, pp)
+		if nonPartial > 0 {
+			// As PostgreSQL: enough workers for the children run whole.
+			w = max(w, min(nonPartial, pp.maxWorkers))
+		}
 		if w == 0 {
 			return nil, 0
 		}
