@@ -52,6 +52,7 @@ func TestParallelMatchesSerial(t *testing.T) {
 	}{
 		{"SELECT count(*), sum(a), sum(b), avg(a), min(s), max(b), bool_and(a < 999) FROM t", "Finalize Aggregate", true},
 		{"SELECT count(*), sum(b) FROM t WHERE s = 'v3'", "Partial Aggregate", true},
+		{"SELECT string_agg(s, ',' ORDER BY b DESC), count(DISTINCT a) FROM t WHERE b % 1000 = 1", "Gather", true},
 		{"SELECT s, count(*), avg(b), max(a) FROM t GROUP BY s HAVING count(*) > 10", "Partial HashAggregate", false},
 		{"SELECT a, b FROM t WHERE b % 1000 = 7", "Parallel Seq Scan", false},
 		{"SELECT a, b, s FROM t ORDER BY b DESC LIMIT 25", "Gather Merge", true},

@@ -72,7 +72,9 @@ type aggCombine struct {
 }
 
 // splitAgg splits agg, or returns false when one of its aggregates cannot
-// be split (DISTINCT, ORDER BY, FILTER, string_agg ...).
+// be split: DISTINCT, ORDER BY, FILTER, and string_agg, which PostgreSQL
+// 15 does not split either (its result would depend on which participant
+// read which rows). Such an aggregate stays above the Gather.
 func splitAgg(agg *nodes.Agg) (*aggSplit, bool) {
 	sp := &aggSplit{agg: agg}
 	for _, a := range agg.Aggs {

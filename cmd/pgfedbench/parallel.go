@@ -62,8 +62,10 @@ import (
 	"os"
 	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -297,6 +299,7 @@ func runParallel(ctx context.Context, opts options, logw io.Writer) (*parallelRe
 		TableSettings:   fmt.Sprintf("ALTER TABLE t SET (parallel_workers = %d)", parallelMaxWorkers),
 	}
 	defer func() { rep.LoadAvgEnd = loadAverage() }()
+	rep.WakeMedianMs = ms(wakeLatency(101))
 
 	logf("starting PostgreSQL")
 	pg, err := startPostgres(ctx, opts)
@@ -726,4 +729,32 @@ func parallelSpeedups(lines []parallelLine) []parallelSpeedup {
 		out = append(out, s)
 	}
 	return out
+}
+
+// wakeLatency measures, n times, how long a goroutine started while the
+// current one keeps its CPU busy takes to run (on the other, idle CPU),
+// and returns the median. On virtual machines whose idle CPUs halt this
+// is the cost of waking one, paid by every parallel query before its
+// workers help.
+func wakeLatency(n int) time.Duration {
+	if runtime.GOMAXPROCS(0) < 2 {
+		return 0
+	}
+	ds := make([]time.Duration, 0, n)
+	for range n {
+		time.Sleep(2 * time.Millisecond) // let the other CPU go idle
+		start := time.Now()
+		started := make(chan time.Time, 1)
+		go func() { started <- time.Now() }()
+		var ran time.Time
+		for ran.IsZero() { // stay busy: the goroutine must run elsewhere
+			select {
+			case ran = <-started:
+			default:
+			}
+		}
+		ds = append(ds, ran.Sub(start))
+	}
+	slices.Sort(ds)
+	return ds[len(ds)/2]
 }

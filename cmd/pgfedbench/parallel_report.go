@@ -20,7 +20,11 @@ type parallelReport struct {
 	GOMAXPROCS   int    `json:"gomaxprocs"`
 	LoadAvgStart string `json:"loadavg_start,omitempty"`
 	LoadAvgEnd   string `json:"loadavg_end,omitempty"`
-	Postgres     string `json:"postgres"` // which server, never its DSN
+	// WakeMedianMs is how long a new goroutine waits to run on an idle
+	// CPU while the current one is busy (median): the fixed cost before a
+	// worker helps, which bounds the speedup of short queries.
+	WakeMedianMs float64 `json:"wake_median_ms"`
+	Postgres     string  `json:"postgres"` // which server, never its DSN
 	// Settings are the PostgreSQL server's, as its main session sees
 	// them (the timed sessions SET their own, SessionSettings).
 	Settings        map[string]string `json:"postgres_settings,omitempty"`
@@ -103,6 +107,7 @@ func writeParallelTable(w io.Writer, rep *parallelReport) error {
 	fmt.Fprintf(w, "data: %s\n", rep.Data)
 	fmt.Fprintf(w, "client: %s %s, %d CPUs, GOMAXPROCS %d; load average %s at start, %s at end\n",
 		rep.GoVersion, rep.Platform, rep.CPUs, rep.GOMAXPROCS, orDash(rep.LoadAvgStart), orDash(rep.LoadAvgEnd))
+	fmt.Fprintf(w, "a new goroutine starts on an idle CPU after %.3f ms (median): the fixed cost before a worker helps\n", rep.WakeMedianMs)
 	s := rep.Settings
 	fmt.Fprintf(w, "PostgreSQL %s, %s; max_parallel_workers=%s max_worker_processes=%s shared_buffers=%s work_mem=%s jit=%s\n",
 		s["server_version"], rep.Postgres, s["max_parallel_workers"], s["max_worker_processes"], s["shared_buffers"], s["work_mem"], s["jit"])
