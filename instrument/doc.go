@@ -11,4 +11,7 @@
 //     only after the statement finished.
 //   - Loops follow PostgreSQL: one loop per Open/rescan of the node in each
 //     participating process; Rows is the total over loops (displayed per loop).
+//   - Parallel workers count into Stats of their own; their Gather folds
+//     them into the statement's with MergeWorker once they have ended,
+//     keeping each worker's share for EXPLAIN VERBOSE's "Worker N:" lines.
 package instrument

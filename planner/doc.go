@@ -2,6 +2,9 @@
 // names against the catalog and the search_path, types every expression
 // with PostgreSQL's coercion rules, collects aggregates, prunes
 // partitions with constant predicates, and estimates rows and costs.
+// After planning it marks async Append children (foreign.go) and, for a
+// SELECT, puts a Gather or Gather Merge where a parallel plan costs less
+// (parallel.go).
 //
 // Contract: Plan returns an immutable, numbered plan (nodes package) or a
 // *pgerr.Error with PostgreSQL's SQLSTATE and, where it can, the cursor
