@@ -25,6 +25,7 @@ package executor
 import (
 	"context"
 	"io"
+	"runtime"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/pgfed/pgfed/instrument"
@@ -138,6 +139,9 @@ func (g *gatherOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
 		if g.live == 0 {
 			return nil, io.EOF
 		}
+		if g.spinForBatch() {
+			continue
+		}
 		select {
 		case <-g.ws.wake:
 		case <-ctx.Done():
@@ -172,6 +176,25 @@ func (g *gatherOp) readQueues() (arrow.RecordBatch, error, bool) {
 		}
 	}
 	return nil, nil, false
+}
+
+// spinRounds bounds how long the leader yields and rechecks before it
+// parks: a batch is usually a few microseconds away, while waking a
+// parked goroutine on an idle (virtual) CPU can take a millisecond.
+const spinRounds = 64
+
+// spinForBatch yields the processor a few times, reporting whether a
+// worker has signalled meanwhile (and so whether to read the queues).
+func (g *gatherOp) spinForBatch() bool {
+	for range spinRounds {
+		runtime.Gosched()
+		select {
+		case <-g.ws.wake:
+			return true
+		default:
+		}
+	}
+	return false
 }
 
 // shutdown stops the workers and closes the leader's copy.

@@ -70,7 +70,7 @@ func (p *WorkerPool) Running() int { return int(p.running.Load()) }
 // gatherQueueDepth is the number of batches a worker may have sent that
 // the leader has not taken yet: enough to keep a worker busy while the
 // leader works, few enough to bound memory.
-const gatherQueueDepth = 4
+const gatherQueueDepth = 8
 
 // parallelShared is the state the participants of one Gather share.
 type parallelShared struct {
