@@ -28,31 +28,24 @@ import (
 	"runtime"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/pgfed/pgfed/instrument"
 	"github.com/pgfed/pgfed/nodes"
 )
 
 type gatherOp struct {
-	plan  *nodes.Gather
-	ec    *ExecContext
-	stats *instrument.NodeStats
-	build copyBuilder
+	gatherBase
+	plan *nodes.Gather
 
-	started    bool
-	shared     *parallelShared
-	ws         *workerSet
 	queues     []chan arrow.RecordBatch // nil once a queue is closed
 	live       int                      // queues not yet closed
 	cur        int                      // the queue read last
 	leader     Operator                 // the leader's copy; nil if it does not take part
-	leaderEC   *ExecContext
 	leaderLive bool
 }
 
 var _ Operator = (*gatherOp)(nil)
 
 func newGather(p *nodes.Gather, ec *ExecContext) (Operator, error) {
-	g := &gatherOp{plan: p, ec: ec, build: Build}
+	g := &gatherOp{plan: p, gatherBase: gatherBase{ec: ec, build: Build}}
 	if ec.Stats != nil {
 		g.stats = ec.Stats.Node(p.ID)
 	}
@@ -68,42 +61,16 @@ func (g *gatherOp) Open(ctx context.Context) error {
 
 // start launches the workers and opens the leader's copy.
 func (g *gatherOp) start(ctx context.Context) error {
-	g.started = true
-	launched := launchWorkers(g.ec, g.plan.Workers)
-	leads := launched == 0 || g.plan.LeaderParticipates && !g.plan.SingleCopy
-	participants := launched
-	if leads {
-		participants++
+	op, err := g.launch(ctx, g.plan.Child, g.plan.Workers, g.plan.LeaderParticipates && !g.plan.SingleCopy, false)
+	g.leader = op
+	if g.ws != nil {
+		g.queues = append([]chan arrow.RecordBatch(nil), g.ws.queues...)
+		g.live = len(g.queues)
 	}
-	g.shared = newParallelShared(participants, g.ec.Remote)
-	first := 0
-	if leads {
-		first = 1
+	if err != nil {
+		return err
 	}
-	if launched > 0 {
-		ws, err := startWorkers(ctx, g.plan.Child, g.ec, g.shared, launched, first, g.build)
-		if err != nil {
-			return err
-		}
-		g.ws = ws
-		g.queues = append([]chan arrow.RecordBatch(nil), ws.queues...)
-		g.live = launched
-		if g.stats != nil {
-			g.stats.WorkersLaunched += int64(launched)
-		}
-	}
-	if leads {
-		g.leaderEC = g.ec.participantContext(g.shared, 0, g.ec.Stats)
-		op, err := g.build(g.plan.Child, g.leaderEC)
-		if err != nil {
-			return err
-		}
-		g.leader = op
-		if err := op.Open(ctx); err != nil {
-			return err
-		}
-		g.leaderLive = true
-	}
+	g.leaderLive = op != nil
 	return nil
 }
 
@@ -127,10 +94,8 @@ func (g *gatherOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
 				continue
 			}
 			if err != nil {
-				if g.ws != nil {
-					if werr := g.ws.err(); werr != nil {
-						return nil, werr
-					}
+				if werr := g.workerErr(); werr != nil {
+					return nil, werr
 				}
 				return nil, err
 			}
@@ -205,19 +170,8 @@ func (g *gatherOp) shutdown() error {
 		g.leader = nil
 		g.leaderLive = false
 	}
-	if g.ws != nil {
-		g.ws.shutdown(g.ec.Stats)
-		g.ws, g.queues, g.live = nil, nil, 0
-	}
-	if g.leaderEC != nil {
-		g.leaderEC.Release()
-		g.leaderEC = nil
-	}
-	if g.shared != nil {
-		g.shared.release()
-		g.shared = nil
-	}
-	g.started = false
+	g.queues, g.live = nil, 0
+	g.stop()
 	return err
 }
 

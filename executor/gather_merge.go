@@ -28,23 +28,15 @@ import (
 	"io"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/pgfed/pgfed/instrument"
 	"github.com/pgfed/pgfed/nodes"
 )
 
 type gatherMergeOp struct {
-	plan  *nodes.GatherMerge
-	ec    *ExecContext
-	stats *instrument.NodeStats
-	build copyBuilder
-	keys  []evaluator // over the child's rows, evaluated by the leader
-
-	started  bool
-	shared   *parallelShared
-	ws       *workerSet
-	leaderEC *ExecContext
-	inputs   []*mergeInput
-	cmp      func(a, b topEntry) int // over the inputs' current batches
+	gatherBase
+	plan   *nodes.GatherMerge
+	keys   []evaluator // over the child's rows, evaluated by the leader
+	inputs []*mergeInput
+	cmp    func(a, b topEntry) int // over the inputs' current batches
 }
 
 // mergeInput is one sorted stream: a worker's queue or the leader's copy.
@@ -62,7 +54,7 @@ type mergeInput struct {
 var _ Operator = (*gatherMergeOp)(nil)
 
 func newGatherMerge(p *nodes.GatherMerge, ec *ExecContext) (Operator, error) {
-	g := &gatherMergeOp{plan: p, ec: ec, build: Build}
+	g := &gatherMergeOp{plan: p, gatherBase: gatherBase{ec: ec, build: Build}}
 	for _, k := range p.Keys {
 		ev, err := compileExpr(k.Expr, ec)
 		if err != nil {
@@ -84,42 +76,19 @@ func (g *gatherMergeOp) Open(ctx context.Context) error {
 }
 
 func (g *gatherMergeOp) start(ctx context.Context) error {
-	g.started = true
-	launched := launchWorkers(g.ec, g.plan.Workers)
-	leads := launched == 0 || g.plan.LeaderParticipates
-	participants := launched
-	first := 0
-	if leads {
-		participants++
-		first = 1
+	// A Sort claims its input for free: shares stay with their owners.
+	op, err := g.launch(ctx, g.plan.Child, g.plan.Workers, g.plan.LeaderParticipates, true)
+	if op != nil {
+		// The leader's input comes first, as PostgreSQL's slot 0.
+		g.inputs = append(g.inputs, &mergeInput{op: op})
 	}
-	g.shared = newParallelShared(participants, g.ec.Remote)
-	g.shared.ownedShares = true
-	if launched > 0 {
-		ws, err := startWorkers(ctx, g.plan.Child, g.ec, g.shared, launched, first, g.build)
-		if err != nil {
-			return err
-		}
-		g.ws = ws
-		if g.stats != nil {
-			g.stats.WorkersLaunched += int64(launched)
-		}
-		for i, q := range ws.queues {
+	if g.ws != nil {
+		for i, q := range g.ws.queues {
 			g.inputs = append(g.inputs, &mergeInput{queue: q, worker: i})
 		}
 	}
-	if leads {
-		g.leaderEC = g.ec.participantContext(g.shared, 0, g.ec.Stats)
-		op, err := g.build(g.plan.Child, g.leaderEC)
-		if err != nil {
-			return err
-		}
-		in := &mergeInput{op: op}
-		// The leader's input comes first, as PostgreSQL's slot 0.
-		g.inputs = append([]*mergeInput{in}, g.inputs...)
-		if err := op.Open(ctx); err != nil {
-			return err
-		}
+	if err != nil {
+		return err
 	}
 	// The merge needs every input's first batch.
 	for _, in := range g.inputs {
@@ -171,8 +140,8 @@ func (g *gatherMergeOp) advance(ctx context.Context, in *mergeInput) error {
 func (g *gatherMergeOp) read(ctx context.Context, in *mergeInput) (arrow.RecordBatch, error) {
 	if in.op != nil {
 		b, err := in.op.Next(ctx)
-		if err != nil && err != io.EOF && g.ws != nil {
-			if werr := g.ws.err(); werr != nil {
+		if err != nil && err != io.EOF {
+			if werr := g.workerErr(); werr != nil {
 				return nil, werr
 			}
 		}
@@ -373,19 +342,7 @@ func (g *gatherMergeOp) shutdown() error {
 		}
 	}
 	g.inputs = nil
-	if g.ws != nil {
-		g.ws.shutdown(g.ec.Stats)
-		g.ws = nil
-	}
-	if g.leaderEC != nil {
-		g.leaderEC.Release()
-		g.leaderEC = nil
-	}
-	if g.shared != nil {
-		g.shared.release()
-		g.shared = nil
-	}
-	g.started = false
+	g.stop()
 	return err
 }
 

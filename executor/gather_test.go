@@ -34,7 +34,7 @@ func intBatches(mem memory.Allocator, batches ...[]any) []exectest.Step {
 func newTestGather(workers int, leader bool, ops []*exectest.Op, pool *WorkerPool, max int) *gatherOp {
 	p := &nodes.Gather{Child: stub(field("a", types.Int8T)), Workers: workers, LeaderParticipates: leader}
 	ec := &ExecContext{BatchSize: DefaultBatchSize, Workers: pool, MaxParallelWorkers: max}
-	return &gatherOp{plan: p, ec: ec, build: fakeCopies(ops)}
+	return &gatherOp{plan: p, gatherBase: gatherBase{ec: ec, build: fakeCopies(ops)}}
 }
 
 func sortedInts(rows [][]any) []int64 {

@@ -440,6 +440,80 @@ func (ws *workerSet) shutdown(stats *instrument.Stats) {
 	ws.ecs = nil
 }
 
+// gatherBase is what Gather and Gather Merge share: starting the workers
+// and the leader's copy of the subplan, and stopping them.
+type gatherBase struct {
+	ec    *ExecContext
+	stats *instrument.NodeStats // nil without ANALYZE
+	build copyBuilder
+
+	started  bool
+	shared   *parallelShared
+	ws       *workerSet // nil when no worker started
+	leaderEC *ExecContext
+}
+
+// launch starts up to planned workers running child and, when the leader
+// takes part (leaderParticipates, or no worker could start), builds and
+// opens the leader's copy, which it returns (nil otherwise; also on an
+// error, when the caller must close it). ownedShares is parallelScan's.
+func (g *gatherBase) launch(ctx context.Context, child nodes.Plan, planned int, leaderParticipates, ownedShares bool) (Operator, error) {
+	g.started = true
+	launched := launchWorkers(g.ec, planned)
+	leads := launched == 0 || leaderParticipates
+	participants, first := launched, 0
+	if leads {
+		participants, first = launched+1, 1
+	}
+	g.shared = newParallelShared(participants, g.ec.Remote)
+	g.shared.ownedShares = ownedShares
+	if launched > 0 {
+		ws, err := startWorkers(ctx, child, g.ec, g.shared, launched, first, g.build)
+		if err != nil {
+			return nil, err
+		}
+		g.ws = ws
+		if g.stats != nil {
+			g.stats.WorkersLaunched += int64(launched)
+		}
+	}
+	if !leads {
+		return nil, nil
+	}
+	g.leaderEC = g.ec.participantContext(g.shared, 0, g.ec.Stats)
+	op, err := g.build(child, g.leaderEC)
+	if err != nil {
+		return nil, err
+	}
+	return op, op.Open(ctx)
+}
+
+// workerErr is the first worker error, if any worker failed.
+func (g *gatherBase) workerErr() error {
+	if g.ws == nil {
+		return nil
+	}
+	return g.ws.err()
+}
+
+// stop stops the workers (folding their counters into the statement's)
+// and frees the shared state; the leader's copy must be closed already.
+func (g *gatherBase) stop() {
+	if g.ws != nil {
+		g.ws.shutdown(g.ec.Stats)
+		g.ws = nil
+	}
+	if g.leaderEC != nil {
+		g.leaderEC.Release()
+		g.leaderEC = nil
+	}
+	if g.shared != nil {
+		g.shared.release()
+		g.shared = nil
+	}
+	g.started = false
+}
+
 // launchWorkers reserves up to planned workers from the database's pool
 // (max_parallel_workers); without a pool every planned worker starts.
 func launchWorkers(ec *ExecContext, planned int) int {

@@ -110,41 +110,12 @@ func (pc *planCtx) parallelize(p nodes.Plan) nodes.Plan {
 // nodes that must stay above it.
 func (pc *planCtx) parallelNode(p nodes.Plan, pp parallelParams) nodes.Plan {
 	switch n := p.(type) {
-	case *nodes.Limit:
-		if c := pc.parallelNode(n.Child, pp); c != n.Child {
-			cp := *n
-			cp.Child = c
-			return &cp
-		}
-	case *nodes.Unique:
-		if c := pc.parallelNode(n.Child, pp); c != n.Child {
-			cp := *n
-			cp.Child = c
-			return &cp
-		}
-	case *nodes.SubqueryScan:
-		if c := pc.parallelNode(n.Child, pp); c != n.Child {
-			cp := *n
-			cp.Child = c
-			return &cp
-		}
+	case *nodes.Limit, *nodes.Unique, *nodes.SubqueryScan:
+		return pc.parallelBelow(p, pp)
 	case *nodes.Sort:
-		if _, isAgg := n.Child.(*nodes.Agg); isAgg {
-			if c := pc.parallelNode(n.Child, pp); c != n.Child {
-				cp := *n
-				cp.Child = c
-				return &cp
-			}
-			return p
-		}
 		scan, workers := partialScan(n.Child, pp)
 		if scan == nil || n.Targets != nil || n.Filter != nil {
-			if c := pc.parallelNode(n.Child, pp); c != n.Child {
-				cp := *n
-				cp.Child = c
-				return &cp
-			}
-			return p
+			return pc.parallelBelow(p, pp) // a sort over an aggregate or a subquery
 		}
 		sort := *n
 		sort.Child = scan
@@ -159,13 +130,7 @@ func (pc *planCtx) parallelNode(p nodes.Plan, pp parallelParams) nodes.Plan {
 		scan, workers := partialScan(n.Child, pp)
 		split, ok := splitAgg(n)
 		if scan == nil || !ok {
-			// Parallelize below the aggregate instead (a subquery).
-			if c := pc.parallelNode(n.Child, pp); c != n.Child {
-				cp := *n
-				cp.Child = c
-				return &cp
-			}
-			return p
+			return pc.parallelBelow(p, pp) // over a subquery, or not splittable
 		}
 		partial := split.partial(scan, true)
 		g := &nodes.Gather{Child: partial, Workers: workers, LeaderParticipates: pp.leader,
@@ -183,6 +148,38 @@ func (pc *planCtx) parallelNode(p nodes.Plan, pp parallelParams) nodes.Plan {
 		return cheaper(p, g)
 	}
 	return p
+}
+
+// parallelBelow parallelizes the only child of p, which stays serial
+// above it, and returns p with the new child (p itself if nothing
+// changed).
+func (pc *planCtx) parallelBelow(p nodes.Plan, pp parallelParams) nodes.Plan {
+	var child *nodes.Plan
+	var cp nodes.Plan
+	switch n := p.(type) {
+	case *nodes.Limit:
+		c := *n
+		cp, child = &c, &c.Child
+	case *nodes.Unique:
+		c := *n
+		cp, child = &c, &c.Child
+	case *nodes.SubqueryScan:
+		c := *n
+		cp, child = &c, &c.Child
+	case *nodes.Sort:
+		c := *n
+		cp, child = &c, &c.Child
+	case *nodes.Agg:
+		c := *n
+		cp, child = &c, &c.Child
+	default:
+		return p
+	}
+	orig := *child
+	if *child = pc.parallelNode(orig, pp); *child == orig {
+		return p
+	}
+	return cp
 }
 
 // cheaper estimates the parallel alternative alt and returns it if it
