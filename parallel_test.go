@@ -244,3 +244,44 @@ func TestParallelExplainAnalyze(t *testing.T) {
 		t.Errorf("workers' rows add up to %d, the node's to %d", sum, scan.ActualRows*scan.ActualLoops)
 	}
 }
+
+// TestParallelSettings: PostgreSQL's names, defaults, display formats and
+// errors for the parallel query settings.
+func TestParallelSettings(t *testing.T) {
+	s := openDB(t).NewSession()
+	for _, c := range []struct{ set, show, want string }{
+		{"", "max_parallel_workers_per_gather", "2"},
+		{"", "max_parallel_workers", "8"},
+		{"", "parallel_leader_participation", "on"},
+		{"", "parallel_setup_cost", "1000"},
+		{"", "parallel_tuple_cost", "0.1"},
+		{"", "min_parallel_table_scan_size", "8MB"},
+		{"", "debug_parallel_query", "off"},
+		{"SET min_parallel_table_scan_size = 1024", "min_parallel_table_scan_size", "8MB"}, // 8kB blocks
+		{"SET min_parallel_table_scan_size = '64kB'", "min_parallel_table_scan_size", "64kB"},
+		{"SET min_parallel_table_scan_size = 0", "min_parallel_table_scan_size", "0"},
+		{"SET parallel_tuple_cost = 0.25", "parallel_tuple_cost", "0.25"},
+		{"SET parallel_leader_participation = false", "parallel_leader_participation", "off"},
+		{"SET force_parallel_mode = regress", "debug_parallel_query", "regress"}, // PostgreSQL 15's name
+		{"SET debug_parallel_query = true", "force_parallel_mode", "on"},
+	} {
+		if c.set != "" {
+			execSQL(t, s, c.set)
+		}
+		if got := queryRows(t, s, "SHOW "+c.show); !reflect.DeepEqual(got, []string{c.want}) {
+			t.Errorf("%s; SHOW %s = %q, want %q", c.set, c.show, got, c.want)
+		}
+	}
+	for _, c := range []struct{ sql, msg string }{
+		{"SET max_parallel_workers_per_gather = 2000", `2000 is outside the valid range for parameter "max_parallel_workers_per_gather" (0 .. 1024)`},
+		{"SET max_parallel_workers = -1", `-1 is outside the valid range for parameter "max_parallel_workers" (0 .. 1024)`},
+		{"SET parallel_setup_cost = -1", `-1 is outside the valid range for parameter "parallel_setup_cost" (0 .. 1.79769e+308)`},
+		{"SET parallel_tuple_cost = 'cheap'", `parameter "parallel_tuple_cost" requires a numeric value`},
+		{"SET min_parallel_table_scan_size = '8 parsecs'", `invalid value for parameter "min_parallel_table_scan_size": "8 parsecs"`},
+		{"SET debug_parallel_query = maybe", `invalid value for parameter "debug_parallel_query": "maybe"`},
+		{"SET parallel_leader_participation = 2", `parameter "parallel_leader_participation" requires a Boolean value`},
+	} {
+		_, err := s.Exec(context.Background(), c.sql)
+		checkError(t, err, "22023", c.msg)
+	}
+}

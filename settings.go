@@ -86,10 +86,23 @@ type settings struct {
 func newSettings() *settings { return &settings{vals: map[string]string{}} }
 
 func (s *settings) get(name string) string {
+	name = canonical(name)
 	if v, ok := s.vals[name]; ok {
 		return v
 	}
 	return settingDefs[name].def
+}
+
+// aliases are older names of settings: PostgreSQL 15 calls
+// debug_parallel_query force_parallel_mode.
+var aliases = map[string]string{"force_parallel_mode": "debug_parallel_query"}
+
+// canonical returns the name a setting is stored under.
+func canonical(name string) string {
+	if a, ok := aliases[name]; ok {
+		return a
+	}
+	return name
 }
 
 // lookup returns a setting's definition; custom "prefix.name" settings
@@ -106,6 +119,7 @@ func lookup(name string) (settingDef, error) {
 
 // set validates and stores a value given as SET's argument text.
 func (s *settings) set(name, value string) error {
+	name = canonical(name)
 	d, err := lookup(name)
 	if err != nil {
 		return err
@@ -122,6 +136,7 @@ func (s *settings) set(name, value string) error {
 }
 
 func (s *settings) reset(name string) error {
+	name = canonical(name)
 	if _, err := lookup(name); err != nil {
 		return err
 	}
@@ -204,6 +219,13 @@ func cFloat(f float64) string { return strconv.FormatFloat(f, 'g', 6, 64) }
 // parseKB reads a memory size such as 8MB, '64kB', 0 or 1024 (a bare
 // number counts units of unitKB kB) and returns it in kB, rounded.
 func parseKB(v string, unitKB int64) (int64, error) {
+	return parseWithUnit(v, map[string]float64{"": float64(unitKB), "B": 1.0 / 1024, "kB": 1,
+		"MB": 1024, "GB": 1024 * 1024, "TB": 1024 * 1024 * 1024})
+}
+
+// parseWithUnit reads a number followed by one of units' names (possibly
+// none, "") and returns it times the unit's multiplier, rounded.
+func parseWithUnit(v string, units map[string]float64) (int64, error) {
 	v = strings.TrimSpace(v)
 	i := 0
 	for i < len(v) && (v[i] >= '0' && v[i] <= '9' || v[i] == '.' || v[i] == '-') {
@@ -213,22 +235,10 @@ func parseKB(v string, unitKB int64) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	var mult float64
-	switch strings.TrimSpace(v[i:]) {
-	case "":
-		mult = float64(unitKB)
-	case "B":
-		mult = 1.0 / 1024
-	case "kB":
-		mult = 1
-	case "MB":
-		mult = 1024
-	case "GB":
-		mult = 1024 * 1024
-	case "TB":
-		mult = 1024 * 1024 * 1024
-	default:
-		return 0, fmt.Errorf("bad unit")
+	unit := strings.TrimSpace(v[i:])
+	mult, ok := units[unit]
+	if !ok {
+		return 0, fmt.Errorf("bad unit %q", unit)
 	}
 	return int64(math.Round(num * mult)), nil
 }
@@ -252,25 +262,12 @@ func formatKB(kb int64) string {
 
 // parseMillis reads a duration such as 500, '5s', '1min', '1500ms', '2h'.
 func parseMillis(v string) (int64, error) {
-	v = strings.TrimSpace(v)
-	i := 0
-	for i < len(v) && (v[i] >= '0' && v[i] <= '9' || v[i] == '.' || v[i] == '-') {
-		i++
-	}
-	num, err := strconv.ParseFloat(v[:i], 64)
-	if err != nil {
-		return 0, err
-	}
-	unit := strings.TrimSpace(v[i:])
-	mult := map[string]float64{"": 1, "ms": 1, "s": 1000, "min": 60000, "h": 3600000, "d": 86400000, "us": 0.001}[unit]
-	if mult == 0 {
-		return 0, fmt.Errorf("bad unit %q", unit)
-	}
-	return int64(math.Round(num * mult)), nil
+	return parseWithUnit(v, map[string]float64{"": 1, "ms": 1, "s": 1000, "min": 60000, "h": 3600000, "d": 86400000, "us": 0.001})
 }
 
 // show formats a value as SHOW prints it.
 func (s *settings) show(name string) (string, error) {
+	name = canonical(name)
 	d, err := lookup(name)
 	if err != nil {
 		return "", err
