@@ -62,9 +62,9 @@
 //     its end, req.finish(err), which send an asyncEvent on the driver's
 //     channel. A delivered batch is owned by the driver from then on.
 //   - Flow control: a child fetches only with a demand token; the driver
-//     starts it with asyncDemand (2) tokens and returns one each time it
-//     passes a batch up (PostgreSQL's needrequest, one batch ahead), so at
-//     most two batches per child are fetched and not yet consumed, and the
+//     starts it with asyncDemand (4) tokens and returns one each time it
+//     passes a batch up (PostgreSQL's needrequest, but batches ahead), so at
+//     most four batches per child are fetched and not yet consumed, and the
 //     next round trip is already under way while the driver works.
 //   - Who counts: deliver adds the rows to the child's NodeStats (Rows and
 //     AsyncRows) and to the driver's AsyncRows, because those rows never
