@@ -195,7 +195,8 @@ func startPostgres(ctx context.Context, opts options) (_ *postgresEngine, err er
 		"DROP SCHEMA IF EXISTS " + schemaName + " CASCADE",
 		"CREATE SCHEMA " + schemaName,
 		"SET search_path = " + schemaName,
-		// pgfed has no parallel query yet: compare one core with one core.
+		// The local suite compares one core with one core (pgfed is set
+		// likewise); -suite parallel compares parallel plans.
 		"SET max_parallel_workers_per_gather = 0",
 	}
 	if _, err := execAll(ctx, e.exec, setup); err != nil {

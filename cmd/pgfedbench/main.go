@@ -3,9 +3,9 @@
 // pgfed and in PostgreSQL 15, with a plain Go loop as the floor for the
 // cost of summing a column.
 //
-// Both engines are single-threaded for the comparison: PostgreSQL runs with
-// SET max_parallel_workers_per_gather = 0, and pgfed has no parallel
-// workers. Results are read by a Go client in this process and discarded:
+// Both engines are single-threaded for the comparison: both run with
+// SET max_parallel_workers_per_gather = 0 (-suite parallel compares
+// parallel plans). Results are read by a Go client in this process and discarded:
 //
 //   - pgfed through its embedding API, db.Query then rows.NextBatch() and
 //     rows.Batch() (Arrow batches). For the query returning a million rows
