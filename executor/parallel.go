@@ -27,7 +27,6 @@ package executor
 
 import (
 	"context"
-	"io"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -328,41 +327,26 @@ func (ws *workerSet) launch(ctx context.Context, ops []Operator) {
 }
 
 // run is worker i's goroutine: it runs its copy to the end (or an error,
-// or cancellation) and then closes its queue.
+// or cancellation), closes it, and then closes its queue. A panic in the
+// copy becomes the worker's error (Drain has closed the copy by then).
 func (ws *workerSet) run(ctx context.Context, i int, op Operator) {
 	defer ws.wg.Done()
+	q := ws.queues[i]
 	var err error
 	defer func() {
 		if r := recover(); r != nil {
 			err = pgerr.Internal("internal error in parallel worker: %v", r).WithDetail("%s", stackHead(12))
-		}
-		if cerr := closeRecovered(op); err == nil {
-			err = cerr
 		}
 		ws.ecs[i].Release()
 		if err != nil {
 			ws.errs[i] = err
 			ws.fail(err)
 		}
-		close(ws.queues[i])
+		close(q)
 		ws.signal()
 	}()
-	err = ws.produce(ctx, i, op)
-}
-
-func (ws *workerSet) produce(ctx context.Context, i int, op Operator) error {
-	if err := op.Open(ctx); err != nil {
-		return err
-	}
-	q := ws.queues[i]
-	for {
-		b, err := op.Next(ctx)
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
+	err = Drain(ctx, op, func(b arrow.RecordBatch) error {
+		b.Retain() // Drain releases its reference; the queue's reader gets this one
 		select {
 		case q <- b:
 		case <-ctx.Done():
@@ -370,17 +354,8 @@ func (ws *workerSet) produce(ctx context.Context, i int, op Operator) error {
 			return CtxError(ctx)
 		}
 		ws.signal()
-	}
-}
-
-// closeRecovered closes op, turning a panic into an error.
-func closeRecovered(op Operator) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = pgerr.Internal("internal error in parallel worker: %v", r)
-		}
-	}()
-	return op.Close()
+		return nil
+	})
 }
 
 func stackHead(n int) string {
