@@ -24,7 +24,7 @@ type asyncFixture struct {
 	clusters  []*pgtest.Cluster // the data servers, then the coordinator
 	data      []*pgtest.Cluster
 	dataConns []*pgx.Conn   // direct, to load the data servers
-	proxies   []*delayProxy // proxies[i] forwards to data[i]
+	proxies   []latencyProxy // proxies[i] forwards to data[i], from a child process
 
 	coord         *pgtest.Cluster
 	coordSync     *pgx.Conn // enable_async_append = off
@@ -65,7 +65,7 @@ func startAsync(ctx context.Context, opts options) (_ *asyncFixture, err error) 
 			return nil, err
 		}
 		fx.dataConns = append(fx.dataConns, conn)
-		p, err := startDelayProxy(fmt.Sprintf("127.0.0.1:%d", c.Port()), 0)
+		p, err := startProcessProxy(fmt.Sprintf("127.0.0.1:%d", c.Port()))
 		if err != nil {
 			return nil, fmt.Errorf("delay proxy: %w", err)
 		}

@@ -112,6 +112,9 @@ type options struct {
 }
 
 func main() {
+	if len(os.Args) == 3 && os.Args[1] == childProxyArg {
+		os.Exit(runChildProxy(os.Args[2], os.Stdin, os.Stdout))
+	}
 	os.Exit(benchMain(os.Args[1:]))
 }
 
