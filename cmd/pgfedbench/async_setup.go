@@ -23,7 +23,7 @@ type asyncFixture struct {
 
 	clusters  []*pgtest.Cluster // the data servers, then the coordinator
 	data      []*pgtest.Cluster
-	dataConns []*pgx.Conn   // direct, to load the data servers
+	dataConns []*pgx.Conn    // direct, to load the data servers
 	proxies   []latencyProxy // proxies[i] forwards to data[i], from a child process
 
 	coord         *pgtest.Cluster
