@@ -11,8 +11,10 @@ package main
 // integer) of -asyncrows rows (1,000,000 by default, 4,000,000 in all),
 // with a in [(i-1)*n, i*n) and b a permutation of [0, n); data server 1
 // also holds copies of t_2, t_3 and t_4. Each data server sits behind a
-// delayProxy of its own (delayproxy.go): every foreign server, in pgfed
-// and in the coordinator, connects through the proxy, with fetch_size
+// delayProxy of its own (delayproxy.go), running in a child process
+// (delayproxy_process.go) so that it shares no Go scheduler with pgfed:
+// every foreign server, in pgfed and in the coordinator, connects
+// through the proxy, with fetch_size
 // '100' and async_capable 'true'. The workloads, all of them sum(a) over
 // the same 4n values of a:
 //
