@@ -62,7 +62,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"runtime"
 	"strconv"
 	"strings"
@@ -226,33 +225,6 @@ func asyncTargetFor(w asyncWorkload, latency time.Duration) *asyncTarget {
 		}
 	}
 	return nil
-}
-
-// asyncMain runs the async suite and prints its report; it returns the
-// exit status, as benchMain does.
-func asyncMain(ctx context.Context, opts options) int {
-	rep, err := runAsync(ctx, opts, os.Stderr)
-	if err != nil {
-		if ctx.Err() != nil {
-			fmt.Fprintln(os.Stderr, "pgfedbench: interrupted")
-			return 130
-		}
-		fmt.Fprintf(os.Stderr, "pgfedbench: %v\n", err)
-		return 1
-	}
-	if opts.json {
-		err = writeAsyncJSON(os.Stdout, rep)
-	} else {
-		err = writeAsyncTable(os.Stdout, rep)
-	}
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "pgfedbench: %v\n", err)
-		return 1
-	}
-	if len(rep.Errors) > 0 {
-		return 1
-	}
-	return 0
 }
 
 // runAsync starts and loads the servers, declares the tables in both

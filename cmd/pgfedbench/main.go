@@ -89,6 +89,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"os/signal"
@@ -135,13 +136,13 @@ func benchMain(args []string) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if opts.suite == suiteRemote {
-		return remoteMain(ctx, opts)
+		return suiteMain(ctx, opts, runRemote, writeRemoteJSON, writeRemoteTable, func(r *remoteReport) int { return len(r.Errors) })
 	}
 	if opts.suite == suiteAsync {
-		return asyncMain(ctx, opts)
+		return suiteMain(ctx, opts, runAsync, writeAsyncJSON, writeAsyncTable, func(r *asyncReport) int { return len(r.Errors) })
 	}
 	if opts.suite == suiteParallel {
-		return parallelMain(ctx, opts)
+		return suiteMain(ctx, opts, runParallel, writeParallelJSON, writeParallelTable, func(r *parallelReport) int { return len(r.Errors) })
 	}
 	rep, err := run(ctx, opts, os.Stderr)
 	if err != nil {
@@ -211,4 +212,34 @@ func parseFlags(args []string) (options, error) {
 	}
 	opts.only = re
 	return opts, nil
+}
+
+// suiteMain runs a suite (remote, async, parallel) and prints its report
+// as JSON or a table; it returns the exit status, as benchMain does: 130
+// when interrupted, 1 on an error or when a workload failed.
+func suiteMain[R any](ctx context.Context, opts options,
+	run func(context.Context, options, io.Writer) (R, error),
+	writeJSON, writeTable func(io.Writer, R) error,
+	failures func(R) int) int {
+	rep, err := run(ctx, opts, os.Stderr)
+	if err != nil {
+		if ctx.Err() != nil {
+			fmt.Fprintln(os.Stderr, "pgfedbench: interrupted")
+			return 130
+		}
+		fmt.Fprintf(os.Stderr, "pgfedbench: %v\n", err)
+		return 1
+	}
+	write := writeTable
+	if opts.json {
+		write = writeJSON
+	}
+	if err := write(os.Stdout, rep); err != nil {
+		fmt.Fprintf(os.Stderr, "pgfedbench: %v\n", err)
+		return 1
+	}
+	if failures(rep) > 0 {
+		return 1
+	}
+	return 0
 }

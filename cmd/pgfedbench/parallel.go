@@ -59,7 +59,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"regexp"
 	"runtime"
 	"slices"
@@ -238,33 +237,6 @@ func selectParallel(only *regexp.Regexp) []parallelWorkload {
 		}
 	}
 	return ws
-}
-
-// parallelMain runs the parallel suite and prints its report; it returns
-// the exit status, as benchMain does.
-func parallelMain(ctx context.Context, opts options) int {
-	rep, err := runParallel(ctx, opts, os.Stderr)
-	if err != nil {
-		if ctx.Err() != nil {
-			fmt.Fprintln(os.Stderr, "pgfedbench: interrupted")
-			return 130
-		}
-		fmt.Fprintf(os.Stderr, "pgfedbench: %v\n", err)
-		return 1
-	}
-	if opts.json {
-		err = writeParallelJSON(os.Stdout, rep)
-	} else {
-		err = writeParallelTable(os.Stdout, rep)
-	}
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "pgfedbench: %v\n", err)
-		return 1
-	}
-	if len(rep.Errors) > 0 {
-		return 1
-	}
-	return 0
 }
 
 // parallelSession is one setting's session in each engine.

@@ -51,7 +51,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"runtime"
 	"strings"
 	"time"
@@ -133,33 +132,6 @@ func partitionedWorkloads(n int) []partitionedWorkload {
 			wantRows: int64(remoteServers) * int64((n+9)/10),
 		},
 	}
-}
-
-// remoteMain runs the remote suite and prints its report; it returns the
-// exit status, as benchMain does.
-func remoteMain(ctx context.Context, opts options) int {
-	rep, err := runRemote(ctx, opts, os.Stderr)
-	if err != nil {
-		if ctx.Err() != nil {
-			fmt.Fprintln(os.Stderr, "pgfedbench: interrupted")
-			return 130
-		}
-		fmt.Fprintf(os.Stderr, "pgfedbench: %v\n", err)
-		return 1
-	}
-	if opts.json {
-		err = writeRemoteJSON(os.Stdout, rep)
-	} else {
-		err = writeRemoteTable(os.Stdout, rep)
-	}
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "pgfedbench: %v\n", err)
-		return 1
-	}
-	if len(rep.Errors) > 0 {
-		return 1
-	}
-	return 0
 }
 
 // runRemote starts the clusters, loads them, declares the foreign tables
