@@ -31,7 +31,6 @@ package executor
 import (
 	"context"
 	"io"
-	"sync"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -52,15 +51,10 @@ type appendOp struct {
 	claim   func(child int) bool
 
 	// async state, set up on the first Next
-	async     []bool
-	started   bool
-	events    chan asyncEvent
-	reqs      []*AsyncRequest
-	remaining int // async children not finished
-	cancel    context.CancelFunc
-	wg        sync.WaitGroup
-	waits     []time.Duration
-	statsMu   sync.Mutex
+	async   []bool
+	started bool
+	driver  *asyncDriver // nil without async children
+	waits   []time.Duration
 }
 
 func newAppend(p *nodes.Append, ec *ExecContext) (Operator, error) {
@@ -112,55 +106,29 @@ func (a *appendOp) Open(ctx context.Context) error {
 // startAsync opens every async child and starts its fetching.
 func (a *appendOp) startAsync(ctx context.Context) error {
 	a.started = true
-	n := 0
-	for _, is := range a.async {
-		if is {
-			n++
-		}
-	}
-	if n == 0 {
-		return nil
-	}
-	actx, cancel := context.WithCancelCause(ctx)
-	a.cancel = func() { cancel(context.Canceled) }
-	// Room for every batch the children may fetch ahead, and their ends,
-	// so that a delivering child never waits on the driver.
-	a.events = make(chan asyncEvent, n*(asyncDemand+1))
-	a.reqs = make([]*AsyncRequest, len(a.kids))
-	a.waits = make([]time.Duration, len(a.kids))
+	var kids []asyncChild
 	// Open every async child before starting any: opening uses the
 	// session's connection cache, which is not shared with running fetches.
 	for i, is := range a.async {
 		if !is {
 			continue
 		}
-		ac, _ := unwrapAsync(a.kids[i])
+		ac, w := unwrapAsync(a.kids[i])
 		if err := ac.Open(ctx); err != nil {
 			return err
 		}
-	}
-	for i, is := range a.async {
-		if !is {
-			continue
-		}
-		ac, w := unwrapAsync(a.kids[i])
-		req := &AsyncRequest{child: i, events: a.events, demand: make(chan struct{}, asyncDemand), mu: &a.statsMu}
+		k := asyncChild{index: i, op: ac}
 		if w != nil {
-			req.stats = w.stats
+			k.stats = w.stats
 			w.stats.Loops++
-			req.driverStats = a.stats
 		}
-		for range asyncDemand { // ask for the first batches at once
-			req.demand <- struct{}{}
-		}
-		a.reqs[i] = req
-		a.remaining++
-		a.wg.Add(1)
-		go func() {
-			defer a.wg.Done()
-			ac.RunAsync(actx, req)
-		}()
+		kids = append(kids, k)
 	}
+	if len(kids) == 0 {
+		return nil
+	}
+	a.waits = make([]time.Duration, len(a.kids))
+	a.driver = startAsync(ctx, kids, asyncDemand, a.stats)
 	return nil
 }
 
@@ -172,10 +140,10 @@ func (a *appendOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	}
 	for {
 		// Async results that are already there come first.
-		if a.remaining > 0 {
+		if d := a.driver; d != nil && d.live > 0 {
 			select {
-			case ev := <-a.events:
-				if b, err, ok := a.take(ev); ok {
+			case ev := <-d.events:
+				if b, err, ok := d.take(ev); ok {
 					return b, err
 				}
 				continue
@@ -186,35 +154,22 @@ func (a *appendOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
 		if b, err, ok := a.nextSync(ctx); ok {
 			return b, err
 		}
-		if a.remaining == 0 {
+		d := a.driver
+		if d == nil || d.live == 0 {
 			return nil, io.EOF
 		}
 		// Nothing synchronous left: block until an async child delivers.
 		start := time.Now()
 		select {
-		case ev := <-a.events:
+		case ev := <-d.events:
 			a.waits[ev.child] += time.Since(start)
-			if b, err, ok := a.take(ev); ok {
+			if b, err, ok := d.take(ev); ok {
 				return b, err
 			}
 		case <-ctx.Done():
 			return nil, CtxError(ctx)
 		}
 	}
-}
-
-// take handles one async event: a batch to return (asking the child for
-// the next one), the child's end, or its error.
-func (a *appendOp) take(ev asyncEvent) (arrow.RecordBatch, error, bool) {
-	if ev.done {
-		a.remaining--
-		if ev.err != nil {
-			return nil, ev.err, true
-		}
-		return nil, nil, false
-	}
-	a.reqs[ev.child].demand <- struct{}{}
-	return ev.batch, nil, true
 }
 
 // nextSync runs the synchronous children in turn; ok is false when none
@@ -255,24 +210,12 @@ func (a *appendOp) nextSync(ctx context.Context) (arrow.RecordBatch, error, bool
 }
 
 func (a *appendOp) Close() error {
-	if a.cancel != nil {
-		a.cancel()
-		// Drain so that no child blocks on a full channel, then wait.
-		go func() {
-			a.wg.Wait()
-			close(a.events)
-		}()
-		for ev := range a.events {
-			if ev.batch != nil {
-				ev.batch.Release()
-			}
-		}
-		a.cancel = nil
-	}
-	if a.stats != nil && a.reqs != nil {
-		for i, r := range a.reqs {
-			if r != nil && r.stats != nil {
-				r.stats.Waited += a.waits[i]
+	if d := a.driver; d != nil {
+		a.driver = nil
+		d.stop()
+		for i, is := range a.async {
+			if _, w := unwrapAsync(a.kids[i]); is && w != nil {
+				w.stats.Waited += a.waits[i]
 			}
 		}
 	}

@@ -1,24 +1,31 @@
 package executor
 
-// The async protocol between a driver (Append) and its async-capable
-// children (ForeignScans on async_capable servers); see the package doc.
+// The async protocol between a driver (Append, or a foreign scan
+// prefetching for itself) and its async-capable children (ForeignScans on
+// async_capable servers); see the package doc.
 //
-//	Append                                  async child (goroutine)
-//	  Open(child) ------------------------>  connect, DECLARE cursor
-//	  go RunAsync(ctx, req) -------------->  loop:
-//	                                           <- req.demand (a token)
-//	                                           FETCH n
-//	  <- events  <------------------------     req.deliver(batch) / finish(err)
-//	  req.demand <- token (after consuming)
+//	driver                                  fetcher goroutine (one per connection)
+//	  Open(children) ---------------------->
+//	  startAsync: group children by          loop:
+//	  AsyncResource, go fetcher.run -------->   child := <-demand   (a token)
+//	                                            FetchAsync(child)   (one FETCH)
+//	  <- events  <--------------------------    deliver(batch) / finish(err)
+//	  demand <- child (after consuming)
 //
-// A child fetches only after taking a demand token, and the driver hands
-// a token back only once it has passed a batch up. The driver starts each
-// child with asyncDemand tokens, so a child fetches its next batch while
-// the driver still holds (or has not yet taken) the previous one: the
-// round trip is never waiting on the driver, and at most asyncDemand
-// batches per child are undelivered or unconsumed. Cancelling ctx (the
-// driver's Close) makes the child stop; the driver waits for it before
-// closing the child.
+// Children on one connection are served by one goroutine, which sends the
+// next FETCH the moment the previous result is read: a connection carries
+// one request at a time, and handing it from one goroutine to another
+// between requests would add a goroutine wake-up to every round trip.
+// Tokens come back in the order batches were consumed, which is the
+// order they were delivered, so children sharing a connection take turns.
+//
+// A child fetches only with a demand token, and the driver hands a token
+// back only once it has passed a batch up. The driver starts each child
+// with asyncDemand tokens, so a child's next FETCH is under way while the
+// driver still holds (or has not yet taken) the previous batch, and at
+// most asyncDemand batches per child are undelivered or unconsumed.
+// Cancelling ctx (the driver's stop) makes the fetchers return; the
+// driver waits for them before closing the children.
 
 import (
 	"context"
@@ -39,19 +46,24 @@ import (
 // link's round trip is ~2.7 ms) at the cost of four small batches.
 const asyncDemand = 4
 
-// AsyncCapable is implemented by operators that can deliver batches out
-// of band to a driver. The driver calls Open first (synchronously), then
-// RunAsync once on a goroutine the driver owns; from then on it never
-// calls Next, and it calls Close only after RunAsync has returned.
+// AsyncCapable is implemented by operators that can fetch batches out of
+// band for a driver. The driver calls Open first (synchronously), then
+// AsyncResource once; from then on only the driver's fetcher goroutine
+// calls FetchAsync, and the driver never calls Next. Close comes after
+// the fetcher has returned.
 type AsyncCapable interface {
 	Operator
-	// RunAsync produces batches for req until end of data, an error, or
-	// ctx is done, and calls req.finish exactly once before returning.
-	RunAsync(ctx context.Context, req *AsyncRequest)
+	// AsyncResource identifies what the operator's requests run on (its
+	// remote connection): operators with the same resource are fetched by
+	// one goroutine, one request at a time, taking turns.
+	AsyncResource() any
+	// FetchAsync makes one request and returns its rows (nil when none
+	// came back) and whether the stream has ended.
+	FetchAsync(ctx context.Context) (b arrow.RecordBatch, eof bool, err error)
 }
 
-// asyncEvent is what a child sends its driver: a batch, or the end (err
-// nil) or failure of its stream.
+// asyncEvent is what a fetcher sends its driver for a child: a batch, or
+// the end (err nil) or failure of the child's stream.
 type asyncEvent struct {
 	child int
 	batch arrow.RecordBatch
@@ -59,69 +71,200 @@ type asyncEvent struct {
 	done  bool
 }
 
-// AsyncRequest is one (driver, async child) pair, reused for every batch.
-type AsyncRequest struct {
-	child  int
-	events chan<- asyncEvent
-	demand chan struct{}
+// asyncChild is one child as its driver registers it.
+type asyncChild struct {
+	index int // the driver's number for it, reported in its events
+	op    AsyncCapable
 	// stats are the child's counters (nil without ANALYZE): deliveries
 	// bypass the child's instrumented Next, so they are counted here.
 	stats *instrument.NodeStats
-	// driverStats are the Append's; its AsyncRows count these rows too.
+}
+
+// asyncDriver is the driver's side of the protocol: the event channel,
+// one fetcher per resource, and the counters the fetchers update.
+type asyncDriver struct {
+	events chan asyncEvent
+	// tokenOf maps a child's index to its fetcher and the child's number
+	// there, to hand its demand tokens back.
+	tokenOf map[int]token
+	// live counts the children that have not sent their end.
+	live   int
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	// driverStats are the driver's counters (nil without ANALYZE); its
+	// AsyncRows count the delivered rows too. mu guards them and the
+	// children's stats, which fetchers update from their goroutines.
 	driverStats *instrument.NodeStats
-	// mu is shared by all requests of one driver: children update their
-	// own and the driver's counters from their goroutines.
-	mu *sync.Mutex
+	mu          sync.Mutex
 }
 
-// wait blocks until the driver wants another batch; false when ctx ended.
-func (r *AsyncRequest) wait(ctx context.Context) bool {
-	select {
-	case <-r.demand:
-		return true
-	case <-ctx.Done():
-		return false
+type token struct {
+	f     *asyncFetcher
+	local int
+}
+
+// asyncFetcher serves the children that share one resource.
+type asyncFetcher struct {
+	d      *asyncDriver
+	kids   []asyncChild
+	demand chan int // tokens: numbers in kids
+}
+
+// startAsync groups the opened children by resource and starts one
+// fetcher per group, with demand tokens for every child.
+func startAsync(ctx context.Context, kids []asyncChild, demand int, driverStats *instrument.NodeStats) *asyncDriver {
+	actx, cancel := context.WithCancel(ctx)
+	d := &asyncDriver{
+		// Room for every batch the children may fetch ahead, and their
+		// ends, so that a fetcher never waits on the driver.
+		events:      make(chan asyncEvent, len(kids)*(demand+1)),
+		tokenOf:     make(map[int]token, len(kids)),
+		live:        len(kids),
+		cancel:      cancel,
+		driverStats: driverStats,
 	}
-}
-
-// deliver hands a batch to the driver (ownership moves with it); if the
-// driver is gone (ctx done) the batch is released here.
-func (r *AsyncRequest) deliver(ctx context.Context, b arrow.RecordBatch) bool {
-	if r.stats != nil {
-		r.mu.Lock()
-		n := b.NumRows()
-		r.stats.Rows += n
-		r.stats.AsyncRows += n
-		r.stats.Batches++
-		if r.driverStats != nil {
-			r.driverStats.AsyncRows += n
+	byResource := map[any]*asyncFetcher{}
+	var fetchers []*asyncFetcher
+	for _, k := range kids {
+		r := k.op.AsyncResource()
+		f := byResource[r]
+		if f == nil {
+			f = &asyncFetcher{d: d}
+			byResource[r] = f
+			fetchers = append(fetchers, f)
 		}
-		r.mu.Unlock()
+		d.tokenOf[k.index] = token{f, len(f.kids)}
+		f.kids = append(f.kids, k)
 	}
+	for _, f := range fetchers {
+		f.demand = make(chan int, len(f.kids)*demand)
+		// Interleaved, so that the first round trips serve every child.
+		for range demand {
+			for i := range f.kids {
+				f.demand <- i
+			}
+		}
+		d.wg.Add(1)
+		go func() {
+			defer d.wg.Done()
+			f.run(actx)
+		}()
+	}
+	return d
+}
+
+// consumed hands a demand token back for child after the driver passed
+// its batch up. It never blocks: a child has at most demand tokens out.
+func (d *asyncDriver) consumed(child int) {
+	t := d.tokenOf[child]
+	t.f.demand <- t.local
+}
+
+// take handles one event: a batch to pass up (its token is handed back,
+// as the caller passes it up now), a child's end (ok false), or its error.
+func (d *asyncDriver) take(ev asyncEvent) (b arrow.RecordBatch, err error, ok bool) {
+	if ev.done {
+		d.live--
+		return nil, ev.err, ev.err != nil
+	}
+	d.consumed(ev.child)
+	return ev.batch, nil, true
+}
+
+// stop cancels the fetchers, releases undelivered batches and waits for
+// the fetchers to return.
+func (d *asyncDriver) stop() {
+	d.cancel()
+	go func() {
+		d.wg.Wait()
+		close(d.events)
+	}()
+	for ev := range d.events {
+		if ev.batch != nil {
+			ev.batch.Release()
+		}
+	}
+}
+
+// run fetches for whichever child hands in a token, until every child
+// has ended or ctx is done.
+func (f *asyncFetcher) run(ctx context.Context) {
+	live := len(f.kids)
+	ended := make([]bool, len(f.kids))
+	for live > 0 {
+		var i int
+		select {
+		case i = <-f.demand:
+		case <-ctx.Done():
+			return
+		}
+		if ended[i] {
+			continue
+		}
+		k := &f.kids[i]
+		start := time.Now()
+		b, eof, err := k.op.FetchAsync(ctx)
+		f.d.request(k, time.Since(start))
+		if b != nil && b.NumRows() == 0 {
+			b.Release()
+			b = nil
+		}
+		switch {
+		case err != nil:
+			ended[i] = true
+			live--
+			f.d.send(ctx, asyncEvent{child: k.index, err: err, done: true})
+			continue
+		case b != nil:
+			f.d.count(k, b.NumRows())
+			if !f.d.send(ctx, asyncEvent{child: k.index, batch: b}) {
+				b.Release()
+				return
+			}
+		case !eof:
+			f.demand <- i // no batch went out: the token is still ours
+		}
+		if eof {
+			ended[i] = true
+			live--
+			f.d.send(ctx, asyncEvent{child: k.index, done: true})
+		}
+	}
+}
+
+// send passes an event to the driver; false when the driver is gone.
+func (d *asyncDriver) send(ctx context.Context, ev asyncEvent) bool {
 	select {
-	case r.events <- asyncEvent{child: r.child, batch: b}:
+	case d.events <- ev:
 		return true
 	case <-ctx.Done():
-		b.Release()
 		return false
 	}
+}
+
+// count adds a delivered batch's rows to the child's and driver's
+// counters.
+func (d *asyncDriver) count(k *asyncChild, rows int64) {
+	if k.stats == nil {
+		return
+	}
+	d.mu.Lock()
+	k.stats.Rows += rows
+	k.stats.AsyncRows += rows
+	k.stats.Batches++
+	if d.driverStats != nil {
+		d.driverStats.AsyncRows += rows
+	}
+	d.mu.Unlock()
 }
 
 // request counts a remote round trip of the child (EXPLAIN's Requests).
-func (r *AsyncRequest) request(d time.Duration) {
-	if r.stats != nil {
-		r.mu.Lock()
-		r.stats.Requests++
-		r.stats.Total += d
-		r.mu.Unlock()
-	}
-}
-
-// finish reports the end of the child's stream (err nil) or its failure.
-func (r *AsyncRequest) finish(ctx context.Context, err error) {
-	select {
-	case r.events <- asyncEvent{child: r.child, err: err, done: true}:
-	case <-ctx.Done():
+func (d *asyncDriver) request(k *asyncChild, t time.Duration) {
+	if k.stats != nil {
+		d.mu.Lock()
+		k.stats.Requests++
+		k.stats.Total += t
+		d.mu.Unlock()
 	}
 }
 

@@ -50,31 +50,39 @@
 // # Asynchronous execution (the seam for async Append)
 //
 // An operator that waits on the network may implement AsyncCapable. A
-// driver node (Append is the only one, as in PostgreSQL) registers each
-// async-capable child with itself: it opens the child, then calls
-// RunAsync(ctx, req) once on a goroutine the driver owns, where req is an
-// *AsyncRequest naming the child's index and holding the driver's single
-// event channel. From then on the child never sees Next:
+// driver node (Append, as in PostgreSQL; also a foreign scan prefetching
+// for its own parent) registers its async-capable children with itself:
+// it opens them, groups them by AsyncResource (their remote connection)
+// and starts one fetcher goroutine per group, which calls FetchAsync (one
+// request) for whichever child of its group has demand. From then on the
+// children never see Next:
 //
 //   - Who registers: the driver, on its first Next, for every async child at
-//     once, so that all remote requests go out together.
-//   - Who delivers: the child's goroutine calls req.deliver(batch) and, at
-//     its end, req.finish(err), which send an asyncEvent on the driver's
+//     once, so that the first requests of all connections go out together.
+//   - Who delivers: the fetcher, which sends each child's batches, and at
+//     its end its error or nil, as asyncEvents on the driver's one
 //     channel. A delivered batch is owned by the driver from then on.
-//   - Flow control: a child fetches only with a demand token; the driver
+//   - One request per connection: children sharing a connection share a
+//     fetcher, which sends the next request the moment a result is read,
+//     without handing the connection to another goroutine. Demand tokens
+//     come back in the order batches were consumed, so the children take
+//     turns. Synchronous users of the same connection (another scan, a
+//     CLOSE, the next statement) wait for the request in flight.
+//   - Flow control: a child is fetched only with a demand token; the driver
 //     starts it with asyncDemand (4) tokens and returns one each time it
 //     passes a batch up (PostgreSQL's needrequest, but batches ahead), so at
 //     most four batches per child are fetched and not yet consumed, and the
 //     next round trip is already under way while the driver works.
-//   - Who counts: deliver adds the rows to the child's NodeStats (Rows and
-//     AsyncRows) and to the driver's AsyncRows, because those rows never
-//     pass through the child's Next wrapper; the driver adds the time it
-//     was blocked waiting for a child to that child's Waited.
+//   - Who counts: the fetcher adds delivered rows to the child's NodeStats
+//     (Rows and AsyncRows), its round trips to Requests, and the rows to
+//     the driver's AsyncRows, because those rows never pass through the
+//     child's Next wrapper; the driver adds the time it was blocked
+//     waiting for a child to that child's Waited.
 //   - When the driver blocks: between batches of its synchronous children the
 //     driver polls the event channel without blocking (so slow synchronous
 //     children do not starve async ones); only when no synchronous work is
 //     left does it block on the channel (and on ctx.Done()).
-//   - Teardown: Close of the driver cancels the children's context and
+//   - Teardown: Close of the driver cancels the fetchers' context and
 //     waits for their goroutines; undelivered batches are released.
 //
 // # Parallel execution (Gather, Gather Merge)

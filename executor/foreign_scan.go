@@ -15,7 +15,6 @@ package executor
 import (
 	"context"
 	"io"
-	"sync"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -45,18 +44,9 @@ type foreignScan struct {
 	eof    bool
 
 	// prefetch: an async-capable scan that is not an Append's async child
-	// is its own driver: it fetches the next batch on a goroutine while
+	// is its own driver: it fetches the next batches on a goroutine while
 	// its parent works on the current one.
-	prefetch *prefetcher
-}
-
-// prefetcher runs the scan's RunAsync loop for the scan itself.
-type prefetcher struct {
-	events chan asyncEvent
-	req    *AsyncRequest
-	cancel context.CancelFunc
-	done   chan struct{}
-	ended  bool
+	prefetch *asyncDriver
 }
 
 var _ Operator = (*foreignScan)(nil)
@@ -89,37 +79,24 @@ func (f *foreignScan) Open(ctx context.Context) error {
 }
 
 func (f *foreignScan) startPrefetch(ctx context.Context) {
-	pctx, cancel := context.WithCancel(ctx)
-	p := &prefetcher{events: make(chan asyncEvent, 2), cancel: cancel, done: make(chan struct{})}
-	p.req = &AsyncRequest{events: p.events, demand: make(chan struct{}, 1), mu: &sync.Mutex{}}
-	p.req.demand <- struct{}{} // the first FETCH goes out now
-	f.prefetch = p
-	go func() {
-		defer close(p.done)
-		f.RunAsync(pctx, p.req)
-	}()
+	f.prefetch = startAsync(ctx, []asyncChild{{op: f}}, asyncDemand, nil)
 }
 
-// nextPrefetched returns the batch fetched ahead and asks for the next.
+// nextPrefetched returns the next batch fetched ahead; taking it lets the
+// fetcher go one batch further.
 func (f *foreignScan) nextPrefetched(ctx context.Context) (arrow.RecordBatch, error) {
-	p := f.prefetch
-	if p.ended {
-		return nil, io.EOF
-	}
-	select {
-	case ev := <-p.events:
-		if ev.done {
-			p.ended = true
-			if ev.err != nil {
-				return nil, ev.err
+	d := f.prefetch
+	for d.live > 0 {
+		select {
+		case ev := <-d.events:
+			if b, err, ok := d.take(ev); ok {
+				return b, err
 			}
-			return nil, io.EOF
+		case <-ctx.Done():
+			return nil, CtxError(ctx)
 		}
-		p.req.demand <- struct{}{} // fetch the next batch while this one is used
-		return ev.batch, nil
-	case <-ctx.Done():
-		return nil, CtxError(ctx)
 	}
+	return nil, io.EOF
 }
 
 func (f *foreignScan) Next(ctx context.Context) (arrow.RecordBatch, error) {
@@ -130,71 +107,38 @@ func (f *foreignScan) Next(ctx context.Context) (arrow.RecordBatch, error) {
 		if err := checkCtx(ctx); err != nil {
 			return nil, err
 		}
-		b, eof, err := f.cursor.Fetch(ctx, f.plan.FetchSize, f.schema, f.plan.Types)
-		if err != nil {
-			return nil, err
-		}
-		f.eof = eof
-		if b != nil && b.NumRows() > 0 {
-			return b, nil
-		}
-		if b != nil {
-			b.Release()
+		// FetchAsync sets f.eof.
+		if b, _, err := f.FetchAsync(ctx); err != nil || b != nil {
+			return b, err
 		}
 	}
 	return nil, io.EOF
 }
 
-// RunAsync implements AsyncCapable: fetch batches, one per demand token,
-// and deliver them to the driver.
-func (f *foreignScan) RunAsync(ctx context.Context, req *AsyncRequest) {
-	func() {
-		for !f.eof {
-			if !req.wait(ctx) {
-				req.finish(ctx, CtxError(ctx))
-				return
-			}
-			start := time.Now()
-			b, eof, err := f.cursor.Fetch(ctx, f.plan.FetchSize, f.schema, f.plan.Types)
-			req.request(time.Since(start))
-			if err != nil {
-				req.finish(ctx, err)
-				return
-			}
-			f.eof = eof
-			if b == nil {
-				continue
-			}
-			if b.NumRows() == 0 {
-				b.Release()
-				// No batch went out, so the demand token is still ours.
-				req.demand <- struct{}{}
-				continue
-			}
-			if !req.deliver(ctx, b) {
-				req.finish(ctx, CtxError(ctx))
-				return
-			}
-		}
-		req.finish(ctx, nil)
-	}()
+// FetchAsync implements AsyncCapable (and is Next's fetch): one FETCH.
+// A batch is returned only when rows came back.
+func (f *foreignScan) FetchAsync(ctx context.Context) (arrow.RecordBatch, bool, error) {
+	b, eof, err := f.cursor.Fetch(ctx, f.plan.FetchSize, f.schema, f.plan.Types)
+	if err != nil {
+		return nil, false, err
+	}
+	f.eof = eof
+	if b != nil && b.NumRows() == 0 {
+		b.Release()
+		b = nil
+	}
+	return b, eof, nil
 }
+
+// AsyncResource implements AsyncCapable: the scan's remote connection.
+func (f *foreignScan) AsyncResource() any { return f.cursor.Conn() }
 
 var _ AsyncCapable = (*foreignScan)(nil)
 
 func (f *foreignScan) Close() error {
-	if p := f.prefetch; p != nil {
+	if d := f.prefetch; d != nil {
 		f.prefetch = nil
-		p.cancel()
-		go func() {
-			<-p.done
-			close(p.events)
-		}()
-		for ev := range p.events {
-			if ev.batch != nil {
-				ev.batch.Release()
-			}
-		}
+		d.stop()
 	}
 	if f.cursor == nil {
 		return nil

@@ -234,3 +234,6 @@ func (cu *Cursor) Close(ctx context.Context) error {
 	}
 	return c.exec(ctx, "CLOSE "+cu.name)
 }
+
+// Conn returns the connection the cursor lives on.
+func (cu *Cursor) Conn() *Conn { return cu.c }
