@@ -13,11 +13,13 @@ package executor
 //	  demand <- child (after consuming)
 //
 // Children on one connection are served by one goroutine, which sends the
-// next FETCH the moment the previous result is read: a connection carries
-// one request at a time, and handing it from one goroutine to another
-// between requests would add a goroutine wake-up to every round trip.
-// Tokens come back in the order batches were consumed, which is the
-// order they were delivered, so children sharing a connection take turns.
+// next request the moment the previous result is read: a connection
+// carries one request at a time, and handing it from one goroutine to
+// another between requests would add a goroutine wake-up to every round
+// trip. Each request serves every child of the connection that holds a
+// token (foreign scans put one FETCH per cursor into one pipeline), so no
+// child waits for the others' turns and N partitions on one connection
+// need the round trips of one.
 //
 // A child fetches only with a demand token, and the driver hands a token
 // back only once it has passed a batch up. The driver starts each child
@@ -186,50 +188,120 @@ func (d *asyncDriver) stop() {
 	}
 }
 
-// run fetches for whichever child hands in a token, until every child
-// has ended or ctx is done.
+// asyncCombiner is implemented by async children whose requests can go
+// out together with those of other children on the same resource, in one
+// round trip (foreign scans: one pipeline of FETCHes, one per cursor).
+type asyncCombiner interface {
+	AsyncCapable
+	// fetchTogether makes one request for each of ops, which share the
+	// receiver's resource, and returns their outcomes in order.
+	fetchTogether(ctx context.Context, ops []AsyncCapable) []asyncResult
+}
+
+// asyncResult is the outcome of one FetchAsync.
+type asyncResult struct {
+	batch arrow.RecordBatch
+	eof   bool
+	err   error
+}
+
+// run fetches for the children that hold demand tokens, until every
+// child has ended or ctx is done. Each round trip serves every child of
+// the group that holds a token, one FETCH each, when the children can
+// combine their requests; otherwise one request per child, in turn.
 func (f *asyncFetcher) run(ctx context.Context) {
 	live := len(f.kids)
 	ended := make([]bool, len(f.kids))
+	held := make([]int, len(f.kids)) // demand tokens per child
+	tokens := 0
+	ready := make([]int, 0, len(f.kids))
+	ops := make([]AsyncCapable, 0, len(f.kids))
 	for live > 0 {
-		var i int
-		select {
-		case i = <-f.demand:
-		case <-ctx.Done():
-			return
-		}
-		if ended[i] {
-			continue
-		}
-		k := &f.kids[i]
-		start := time.Now()
-		b, eof, err := k.op.FetchAsync(ctx)
-		f.d.request(k, time.Since(start))
-		if b != nil && b.NumRows() == 0 {
-			b.Release()
-			b = nil
-		}
-		switch {
-		case err != nil:
-			ended[i] = true
-			live--
-			f.d.send(ctx, asyncEvent{child: k.index, err: err, done: true})
-			continue
-		case b != nil:
-			f.d.count(k, b.NumRows())
-			if !f.d.send(ctx, asyncEvent{child: k.index, batch: b}) {
-				b.Release()
+		if tokens == 0 {
+			select {
+			case i := <-f.demand:
+				held[i]++
+				tokens++
+			case <-ctx.Done():
 				return
 			}
-		case !eof:
-			f.demand <- i // no batch went out: the token is still ours
 		}
-		if eof {
-			ended[i] = true
-			live--
-			f.d.send(ctx, asyncEvent{child: k.index, done: true})
+		for more := true; more; {
+			select {
+			case i := <-f.demand:
+				held[i]++
+				tokens++
+			default:
+				more = false
+			}
+		}
+		ready, ops = ready[:0], ops[:0]
+		for i := range f.kids {
+			if ended[i] {
+				tokens -= held[i]
+				held[i] = 0
+			} else if held[i] > 0 {
+				held[i]--
+				tokens--
+				ready = append(ready, i)
+				ops = append(ops, f.kids[i].op)
+			}
+		}
+		if len(ready) == 0 {
+			continue
+		}
+		start := time.Now()
+		results := f.fetch(ctx, ops)
+		took := time.Since(start)
+		for j, i := range ready {
+			k := &f.kids[i]
+			r := results[j]
+			f.d.request(k, took)
+			if r.batch != nil && r.batch.NumRows() == 0 {
+				r.batch.Release()
+				r.batch = nil
+			}
+			switch {
+			case r.err != nil:
+				ended[i] = true
+				live--
+				f.d.send(ctx, asyncEvent{child: k.index, err: r.err, done: true})
+				continue
+			case r.batch != nil:
+				f.d.count(k, r.batch.NumRows())
+				if !f.d.send(ctx, asyncEvent{child: k.index, batch: r.batch}) {
+					r.batch.Release()
+					for _, rest := range results[j+1:] {
+						if rest.batch != nil {
+							rest.batch.Release()
+						}
+					}
+					return
+				}
+			case !r.eof:
+				held[i]++ // no batch went out: the token is still ours
+				tokens++
+			}
+			if r.eof {
+				ended[i] = true
+				live--
+				f.d.send(ctx, asyncEvent{child: k.index, done: true})
+			}
 		}
 	}
+}
+
+// fetch makes one request for each of ops: together when they can
+// combine them, else one after another.
+func (f *asyncFetcher) fetch(ctx context.Context, ops []AsyncCapable) []asyncResult {
+	if c, ok := ops[0].(asyncCombiner); ok && len(ops) > 1 {
+		return c.fetchTogether(ctx, ops)
+	}
+	results := make([]asyncResult, len(ops))
+	for j, op := range ops {
+		results[j].batch, results[j].eof, results[j].err = op.FetchAsync(ctx)
+	}
+	return results
 }
 
 // send passes an event to the driver; false when the driver is gone.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -217,4 +218,60 @@ func nextAll(ctx context.Context, op Operator) ([][]any, error) {
 		rows = append(rows, exectest.Rows(b)...)
 		b.Release()
 	}
+}
+
+// fakeCombining is a fakeAsync whose requests can go out together: a
+// combined request is logged as "together(a,b)", then each fetch.
+type fakeCombining struct{ *fakeAsync }
+
+var _ asyncCombiner = fakeCombining{}
+
+func (f fakeCombining) fetchTogether(ctx context.Context, ops []AsyncCapable) []asyncResult {
+	names := make([]string, len(ops))
+	for j, op := range ops {
+		names[j] = op.(fakeCombining).Name
+	}
+	f.Log.Add("together(" + strings.Join(names, ",") + ")")
+	out := make([]asyncResult, len(ops))
+	for j, op := range ops {
+		out[j].batch, out[j].eof, out[j].err = op.FetchAsync(ctx)
+	}
+	return out
+}
+
+// TestAsyncCombinedRequests checks that every child of a connection that
+// holds a token is served by each combined request, and that ended
+// children drop out.
+func TestAsyncCombinedRequests(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	mem := checkedAlloc(t)
+	log := &exectest.Log{}
+	conn := &fakeResource{}
+	a := fakeCombining{asyncKid(log, "a", conn, intBatches(mem, []any{1}, []any{2}, []any{3})...)}
+	b := fakeCombining{asyncKid(log, "b", conn, intBatches(mem, []any{10})...)}
+	c := fakeCombining{asyncKid(log, "c", conn, intBatches(mem, []any{20}, []any{21})...)}
+	app := &appendOp{ec: &ExecContext{}, kids: []Operator{a, b, c}, async: []bool{true, true, true}}
+	rows, err := run(t, app)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := sortedInts(rows), []int64{1, 2, 3, 10, 20, 21}; !slices.Equal(got, want) {
+		t.Fatalf("rows %v, want %v", got, want)
+	}
+	var rounds []string
+	for _, call := range log.Calls() {
+		if strings.HasPrefix(call, "together") || strings.HasSuffix(call, ".Fetch") {
+			rounds = append(rounds, call)
+		}
+	}
+	want := []string{
+		"together(a,b,c)", "a.Fetch", "b.Fetch", "c.Fetch",
+		"together(a,b,c)", "a.Fetch", "b.Fetch", "c.Fetch", // b ends
+		"together(a,c)", "a.Fetch", "c.Fetch", // c ends
+		"a.Fetch", // a alone: a plain request; a ends
+	}
+	if !slices.Equal(rounds, want) {
+		t.Errorf("requests %q, want %q", rounds, want)
+	}
+	wantNoViolations(t, a.Op, b.Op, c.Op)
 }

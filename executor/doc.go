@@ -64,10 +64,12 @@
 //     channel. A delivered batch is owned by the driver from then on.
 //   - One request per connection: children sharing a connection share a
 //     fetcher, which sends the next request the moment a result is read,
-//     without handing the connection to another goroutine. Demand tokens
-//     come back in the order batches were consumed, so the children take
-//     turns. Synchronous users of the same connection (another scan, a
-//     CLOSE, the next statement) wait for the request in flight.
+//     without handing the connection to another goroutine. A request
+//     serves every child of the connection that holds a demand token: foreign
+//     scans combine their FETCHes into one pipeline (one round trip), so
+//     partitions on one server are read together even over one connection.
+//     Synchronous users of the same connection (another scan, a CLOSE, the
+//     next statement) wait for the request in flight.
 //   - Flow control: a child is fetched only with a demand token; the driver
 //     starts it with asyncDemand (4) tokens and returns one each time it
 //     passes a batch up (PostgreSQL's needrequest, but batches ahead), so at

@@ -133,7 +133,36 @@ func (f *foreignScan) FetchAsync(ctx context.Context) (arrow.RecordBatch, bool, 
 // AsyncResource implements AsyncCapable: the scan's remote connection.
 func (f *foreignScan) AsyncResource() any { return f.cursor.Conn() }
 
-var _ AsyncCapable = (*foreignScan)(nil)
+// fetchTogether implements asyncCombiner: the FETCHes of scans sharing a
+// connection go out in one pipeline, one round trip for all of them.
+func (f *foreignScan) fetchTogether(ctx context.Context, ops []AsyncCapable) []asyncResult {
+	results := make([]asyncResult, len(ops))
+	reqs := make([]*remote.FetchRequest, len(ops))
+	for j, op := range ops {
+		g, ok := op.(*foreignScan)
+		if !ok {
+			err := pgerr.Internal("foreign scan fetched together with %T", op)
+			for j := range results {
+				results[j].err = err
+			}
+			return results
+		}
+		reqs[j] = &remote.FetchRequest{Cursor: g.cursor, N: g.plan.FetchSize, Schema: g.schema, Cols: g.plan.Types}
+	}
+	f.cursor.Conn().FetchTogether(ctx, reqs)
+	for j, r := range reqs {
+		results[j] = asyncResult{batch: r.Batch, eof: r.EOF, err: r.Err}
+		if r.Err == nil {
+			ops[j].(*foreignScan).eof = r.EOF
+		}
+	}
+	return results
+}
+
+var (
+	_ AsyncCapable  = (*foreignScan)(nil)
+	_ asyncCombiner = (*foreignScan)(nil)
+)
 
 func (f *foreignScan) Close() error {
 	if d := f.prefetch; d != nil {

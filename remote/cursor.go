@@ -112,36 +112,146 @@ func (c *Conn) declare(ctx context.Context, declareSQL, fetchSQL string) ([]uint
 // varchar(n) is 22001. With no columns (a scan only counting rows) the
 // remote values are ignored.
 func (cu *Cursor) Fetch(ctx context.Context, n int, schema *arrow.Schema, cols []types.T) (b arrow.RecordBatch, eof bool, err error) {
-	if n <= 0 {
-		return nil, false, pgerr.Internal("remote: fetch size %d is not positive", n)
-	}
 	c := cu.c
 	if err := c.acquire(ctx); err != nil {
 		return nil, false, err
 	}
 	defer c.release()
+	if err := cu.prepareFetch(n, schema, cols); err != nil {
+		return nil, false, err
+	}
+	rr := c.pg.ExecParams(ctx, cu.fetchSQL, nil, nil, nil, cu.formats)
+	return cu.readFetch(ctx, rr, n, schema)
+}
+
+// FetchRequest is one cursor's FETCH in Conn.FetchTogether, with its
+// outcome (as Cursor.Fetch returns them).
+type FetchRequest struct {
+	Cursor *Cursor
+	N      int
+	Schema *arrow.Schema
+	Cols   []types.T
+
+	Batch arrow.RecordBatch
+	EOF   bool
+	Err   error
+}
+
+// FetchTogether runs the FETCHes of several cursors of c in one round
+// trip: one pipeline, one Sync, so the connection still carries one
+// request at a time, but that request serves every cursor in reqs. Each
+// request gets its own outcome; after a remote error the server skips
+// the FETCHes that follow it, which then fail with the same error.
+func (c *Conn) FetchTogether(ctx context.Context, reqs []*FetchRequest) {
+	fail := func(rs []*FetchRequest, err error) {
+		for _, r := range rs {
+			r.Batch, r.EOF, r.Err = nil, false, err
+		}
+	}
+	if err := c.acquire(ctx); err != nil {
+		fail(reqs, err)
+		return
+	}
+	defer c.release()
+	for _, r := range reqs {
+		if r.Cursor.c != c {
+			fail(reqs, pgerr.Internal("remote: cursor %s fetched together with another connection's", r.Cursor.name))
+			return
+		}
+		if err := r.Cursor.prepareFetch(r.N, r.Schema, r.Cols); err != nil {
+			fail(reqs, err)
+			return
+		}
+	}
+	p := c.pg.StartPipeline(ctx)
+	for _, r := range reqs {
+		p.SendQueryParams(r.Cursor.fetchSQL, nil, nil, nil, r.Cursor.formats)
+	}
+	if err := p.Sync(); err != nil {
+		_ = p.Close()
+		fail(reqs, commandError(ctx, err, c.spec.Server, reqs[0].Cursor.query))
+		return
+	}
+	var failed error
+	for i, r := range reqs {
+		if failed != nil {
+			r.Err = failed
+			continue
+		}
+		res, err := p.GetResults()
+		rr, ok := res.(*pgconn.ResultReader)
+		if err == nil && !ok {
+			err = pgerr.Internal("remote: pipeline gave %T for a FETCH", res)
+		}
+		if err != nil {
+			failed = commandError(ctx, err, c.spec.Server, r.Cursor.query)
+			fail(reqs[i:], failed)
+			var pgErr *pgconn.PgError
+			if !errors.As(err, &pgErr) {
+				break // the connection is gone: nothing more will come
+			}
+			continue
+		}
+		r.Batch, r.EOF, r.Err = r.Cursor.readFetch(ctx, rr, r.N, r.Schema)
+		if r.Err != nil {
+			failed = r.Err
+		}
+	}
+	// Read up to the Sync (after an error the server skipped the rest).
+	for {
+		res, err := p.GetResults()
+		if err != nil || res == nil {
+			break
+		}
+		if rr, ok := res.(*pgconn.ResultReader); ok {
+			_, _ = rr.Close()
+		}
+		if _, ok := res.(*pgconn.PipelineSync); ok {
+			break
+		}
+	}
+	if err := p.Close(); err != nil && failed == nil {
+		for _, r := range reqs {
+			if r.Batch != nil {
+				r.Batch.Release()
+			}
+		}
+		fail(reqs, commandError(ctx, err, c.spec.Server, reqs[0].Cursor.query))
+	}
+}
+
+// prepareFetch checks that the cursor can be fetched from (busy held) and
+// readies the FETCH command and the decoders for n rows of cols.
+func (cu *Cursor) prepareFetch(n int, schema *arrow.Schema, cols []types.T) error {
+	if n <= 0 {
+		return pgerr.Internal("remote: fetch size %d is not positive", n)
+	}
+	c := cu.c
 	if cu.closed {
-		return nil, false, pgerr.Internal("remote: cursor %s used after it was closed", cu.name)
+		return pgerr.Internal("remote: cursor %s used after it was closed", cu.name)
 	}
 	if err := c.checkInXact(); err != nil {
-		return nil, false, err
+		return err
 	}
 	if c.xactID != cu.xactID {
-		return nil, false, pgerr.Internal("remote: cursor %s used after its statement ended", cu.name)
+		return pgerr.Internal("remote: cursor %s used after its statement ended", cu.name)
 	}
 	if err := cu.plan(schema, cols); err != nil {
-		return nil, false, err
+		return err
 	}
 	if n != cu.fetchN {
 		cu.fetchN = n
 		cu.fetchSQL = "FETCH " + strconv.Itoa(n) + " FROM " + cu.name
 	}
-	columns := cu.columns
-	for i := range columns {
-		columns[i].out.reset(min(n, maxPreallocRows))
+	for i := range cu.columns {
+		cu.columns[i].out.reset(min(n, maxPreallocRows))
 	}
+	return nil
+}
 
-	rr := c.pg.ExecParams(ctx, cu.fetchSQL, nil, nil, nil, cu.formats)
+// readFetch decodes the result of one FETCH n into a batch of schema.
+func (cu *Cursor) readFetch(ctx context.Context, rr *pgconn.ResultReader, n int, schema *arrow.Schema) (b arrow.RecordBatch, eof bool, err error) {
+	columns := cu.columns
 	var decodeErr error
 	if len(columns) > 0 && len(rr.FieldDescriptions()) != len(columns) {
 		decodeErr = errResultMismatch()
@@ -161,7 +271,7 @@ func (cu *Cursor) Fetch(ctx context.Context, n int, schema *arrow.Schema, cols [
 		}
 	}
 	if _, err := rr.Close(); err != nil {
-		return nil, false, commandError(ctx, err, c.spec.Server, cu.query)
+		return nil, false, commandError(ctx, err, cu.c.spec.Server, cu.query)
 	}
 	if decodeErr != nil {
 		return nil, false, decodeErr

@@ -410,3 +410,117 @@ func TestRemoteErrors(t *testing.T) {
 		t.Fatalf("%d connections, want 1", n)
 	}
 }
+
+// fetchTogether runs one FetchTogether of n rows from each cursor and
+// returns, per cursor, its rows as text, eof and error.
+func fetchTogether(t *testing.T, c *Conn, n int, cols []types.T, cus ...*Cursor) (rows [][]string, eofs []bool, errs []error) {
+	t.Helper()
+	reqs := make([]*FetchRequest, len(cus))
+	for i, cu := range cus {
+		reqs[i] = &FetchRequest{Cursor: cu, N: n, Schema: schemaFor(cols), Cols: cols}
+	}
+	c.FetchTogether(context.Background(), reqs)
+	for _, r := range reqs {
+		var vals []string
+		if r.Batch != nil {
+			for _, row := range batchText(t, r.Batch, cols) {
+				vals = append(vals, *row[0])
+			}
+			r.Batch.Release()
+		}
+		rows = append(rows, vals)
+		eofs = append(eofs, r.EOF)
+		errs = append(errs, r.Err)
+	}
+	return rows, eofs, errs
+}
+
+// TestFetchTogether: the FETCHes of several cursors of one connection go
+// out in one round trip, and each cursor gets its own rows and end.
+func TestFetchTogether(t *testing.T) {
+	db := newTestDB(t)
+	db.exec(t, "ALTER DATABASE "+db.name+" SET log_statement = 'all'")
+	m := newManager(t)
+	ctx := context.Background()
+	cols := []types.T{types.Int8T}
+	c := db.conn(t, m)
+	pid := c.pg.PID()
+	short := openCursor(t, c, "SELECT i FROM generate_series(1, 3) AS i")
+	long := openCursor(t, c, "SELECT -i FROM generate_series(1, 5) AS i")
+	empty := openCursor(t, c, "SELECT 0 WHERE false")
+	type round struct {
+		rows [][]string
+		eofs []bool
+	}
+	var got []round
+	for range 3 {
+		rows, eofs, errs := fetchTogether(t, c, 2, cols, short, long, empty)
+		for _, err := range errs {
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		got = append(got, round{rows, eofs})
+	}
+	want := []round{
+		{[][]string{{"1", "2"}, {"-1", "-2"}, nil}, []bool{false, false, true}},
+		{[][]string{{"3"}, {"-3", "-4"}, nil}, []bool{true, false, true}},
+		{[][]string{nil, {"-5"}, nil}, []bool{true, true, true}},
+	}
+	if diff := cmp.Diff(want, got, cmp.AllowUnexported(round{})); diff != "" {
+		t.Errorf("rounds (-want +got):\n%s", diff)
+	}
+	if err := m.EndStatement(ctx, true); err != nil {
+		t.Fatal(err)
+	}
+	// Each round was one pipeline: the server logged its FETCHes in order.
+	var fetches []string
+	for _, s := range db.remoteLog(t, pid) {
+		if strings.HasPrefix(s, "FETCH") {
+			fetches = append(fetches, s)
+		}
+	}
+	if len(fetches) != 9 || fetches[0] != "FETCH 2 FROM c1" || fetches[1] != "FETCH 2 FROM c2" || fetches[2] != "FETCH 2 FROM c3" {
+		t.Errorf("remote FETCHes %q", fetches)
+	}
+
+	// A remote error in the middle: the cursors before it get their
+	// rows, the failing one and those after it the error, and the
+	// connection is still usable by the next statement.
+	c = db.conn(t, m)
+	ok1 := openCursor(t, c, "SELECT i FROM generate_series(1, 3) AS i")
+	bad := openCursor(t, c, "SELECT 1/(i - 2) FROM generate_series(1, 3) AS i")
+	ok2 := openCursor(t, c, "SELECT i FROM generate_series(1, 3) AS i")
+	rows, _, errs := fetchTogether(t, c, 5, cols, ok1, bad, ok2)
+	if errs[0] != nil || !cmp.Equal(rows[0], []string{"1", "2", "3"}) {
+		t.Errorf("cursor before the error: %q, %v", rows[0], errs[0])
+	}
+	wantError(t, errs[1], pgerr.DivisionByZero, "^division by zero$")
+	wantError(t, errs[2], pgerr.DivisionByZero, "^division by zero$")
+	if err := m.EndStatement(ctx, false); err != nil {
+		t.Fatal(err)
+	}
+
+	// A value that does not fit the local type fails its cursor and those
+	// after it (the statement fails anyway); the results still on the
+	// wire are read, so that the connection stays in step.
+	c = db.conn(t, m)
+	big := openCursor(t, c, "SELECT 3000000000::int8")
+	fine := openCursor(t, c, "SELECT 7")
+	int4 := []types.T{types.Int4T}
+	rows, _, errs = fetchTogether(t, c, 5, int4, big, fine)
+	wantError(t, errs[0], pgerr.NumericValueOutOfRange, "out of range")
+	if errs[1] != errs[0] || rows[1] != nil {
+		t.Errorf("cursor after a decode error: %q, %v", rows[1], errs[1])
+	}
+	if err := m.EndStatement(ctx, false); err != nil {
+		t.Fatal(err)
+	}
+	c = db.conn(t, m)
+	if rows := queryText(t, c, "SELECT 1"); *rows[0][0] != "1" {
+		t.Fatalf("after the errors: %s", showRows(rows))
+	}
+	if err := m.EndStatement(ctx, true); err != nil {
+		t.Fatal(err)
+	}
+}
