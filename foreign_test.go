@@ -476,7 +476,7 @@ func TestAsyncAppend(t *testing.T) {
 }
 
 // TestAsyncSameConnection: async partitions on one server share its one
-// connection; fetches take turns and results are right.
+// connection; their FETCHes go out together and results are right.
 func TestAsyncSameConnection(t *testing.T) {
 	setup := ""
 	for i := 1; i <= 3; i++ {

@@ -57,7 +57,8 @@ type AsyncCapable interface {
 	Operator
 	// AsyncResource identifies what the operator's requests run on (its
 	// remote connection): operators with the same resource are fetched by
-	// one goroutine, one request at a time, taking turns.
+	// one goroutine, one request at a time (each request serving every
+	// operator of the resource that wants rows, when they can combine).
 	AsyncResource() any
 	// FetchAsync makes one request and returns its rows (nil when none
 	// came back) and whether the stream has ended.
