@@ -34,6 +34,36 @@ type Conn struct {
 	// transaction was open; the connection is closed when it ends. Only
 	// the Manager's goroutine uses it.
 	invalidated bool
+
+	// fetchStmts names the prepared statements of FETCH commands by
+	// their text (see FetchTogether); stmtSeq numbers them. Used with
+	// busy held.
+	fetchStmts map[string]string
+	stmtSeq    int
+}
+
+// maxFetchStatements bounds the FETCH statements a connection keeps
+// prepared; more distinct ones (hundreds of cursors in one statement, or
+// many fetch sizes) are parsed each time.
+const maxFetchStatements = 256
+
+// fetchStatement returns the prepared statement to run the FETCH sql
+// with, and whether it is new (to be prepared first). The unnamed
+// statement, prepared every time, serves when the cache is full.
+func (c *Conn) fetchStatement(sql string) (name string, fresh bool) {
+	if name, ok := c.fetchStmts[sql]; ok {
+		return name, false
+	}
+	if len(c.fetchStmts) >= maxFetchStatements {
+		return "", true
+	}
+	if c.fetchStmts == nil {
+		c.fetchStmts = map[string]string{}
+	}
+	c.stmtSeq++
+	name = "pgfed_fetch_" + strconv.Itoa(c.stmtSeq)
+	c.fetchStmts[sql] = name
+	return name, true
 }
 
 // setupSQL makes deparsed literals and text output mean the same remotely

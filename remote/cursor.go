@@ -112,16 +112,9 @@ func (c *Conn) declare(ctx context.Context, declareSQL, fetchSQL string) ([]uint
 // varchar(n) is 22001. With no columns (a scan only counting rows) the
 // remote values are ignored.
 func (cu *Cursor) Fetch(ctx context.Context, n int, schema *arrow.Schema, cols []types.T) (b arrow.RecordBatch, eof bool, err error) {
-	c := cu.c
-	if err := c.acquire(ctx); err != nil {
-		return nil, false, err
-	}
-	defer c.release()
-	if err := cu.prepareFetch(n, schema, cols); err != nil {
-		return nil, false, err
-	}
-	rr := c.pg.ExecParams(ctx, cu.fetchSQL, nil, nil, nil, cu.formats)
-	return cu.readFetch(ctx, rr, n, schema)
+	r := FetchRequest{Cursor: cu, N: n, Schema: schema, Cols: cols}
+	cu.c.FetchTogether(ctx, []*FetchRequest{&r})
+	return r.Batch, r.EOF, r.Err
 }
 
 // FetchRequest is one cursor's FETCH in Conn.FetchTogether, with its
@@ -142,6 +135,11 @@ type FetchRequest struct {
 // request at a time, but that request serves every cursor in reqs. Each
 // request gets its own outcome; after a remote error the server skips
 // the FETCHes that follow it, which then fail with the same error.
+//
+// Each FETCH text ("FETCH 100 FROM c1") is prepared on the connection the
+// first time it is used, in the same pipeline, and later only bound and
+// executed: the server no longer parses it every time. The statement
+// names the cursor, not its query, so the next statement's c1 reuses it.
 func (c *Conn) FetchTogether(ctx context.Context, reqs []*FetchRequest) {
 	fail := func(rs []*FetchRequest, err error) {
 		for _, r := range rs {
@@ -164,9 +162,26 @@ func (c *Conn) FetchTogether(ctx context.Context, reqs []*FetchRequest) {
 		}
 	}
 	p := c.pg.StartPipeline(ctx)
-	for _, r := range reqs {
-		p.SendQueryParams(r.Cursor.fetchSQL, nil, nil, nil, r.Cursor.formats)
+	fresh := make([]bool, len(reqs))
+	for i, r := range reqs {
+		var name string
+		name, fresh[i] = c.fetchStatement(r.Cursor.fetchSQL)
+		if fresh[i] {
+			p.SendPrepare(name, r.Cursor.fetchSQL, nil)
+		}
+		p.SendQueryPrepared(name, nil, nil, r.Cursor.formats)
 	}
+	// Until the pipeline has gone through, the new statements may not
+	// exist on the server.
+	defer func() {
+		if reqs[len(reqs)-1].Err != nil {
+			for i, r := range reqs {
+				if fresh[i] {
+					delete(c.fetchStmts, r.Cursor.fetchSQL)
+				}
+			}
+		}
+	}()
 	if err := p.Sync(); err != nil {
 		_ = p.Close()
 		fail(reqs, commandError(ctx, err, c.spec.Server, reqs[0].Cursor.query))
@@ -179,6 +194,9 @@ func (c *Conn) FetchTogether(ctx context.Context, reqs []*FetchRequest) {
 			continue
 		}
 		res, err := p.GetResults()
+		if _, ok := res.(*pgconn.StatementDescription); ok && fresh[i] && err == nil {
+			res, err = p.GetResults() // the statement is prepared; now its result
+		}
 		rr, ok := res.(*pgconn.ResultReader)
 		if err == nil && !ok {
 			err = pgerr.Internal("remote: pipeline gave %T for a FETCH", res)

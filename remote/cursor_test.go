@@ -524,3 +524,73 @@ func TestFetchTogether(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestFetchPrepared: a FETCH text is prepared once per connection and
+// reused by later statements' cursors of the same name, whatever their
+// columns; a pipeline that failed before its Parse ran prepares again.
+func TestFetchPrepared(t *testing.T) {
+	db := newTestDB(t)
+	m := newManager(t)
+	ctx := context.Background()
+	ints, texts := []types.T{types.Int8T}, []types.T{types.TextT}
+	fetch := func(cu *Cursor, cols []types.T) ([]string, error) {
+		b, _, err := cu.Fetch(ctx, 2, schemaFor(cols), cols)
+		if err != nil || b == nil {
+			return nil, err
+		}
+		defer b.Release()
+		var out []string
+		for _, r := range batchText(t, b, cols) {
+			out = append(out, *r[0])
+		}
+		return out, nil
+	}
+	prepared := func(c *Conn) string {
+		rows := queryText(t, c, "SELECT string_agg(name || ': ' || statement, '; ' ORDER BY name) FROM pg_prepared_statements")
+		if rows[0][0] == nil {
+			return ""
+		}
+		return *rows[0][0]
+	}
+	c := db.conn(t, m)
+	got, err := fetch(openCursor(t, c, "SELECT i FROM generate_series(1, 3) AS i"), ints)
+	if err != nil || !cmp.Equal(got, []string{"1", "2"}) {
+		t.Fatalf("first statement: %q, %v", got, err)
+	}
+	if err := m.EndStatement(ctx, true); err != nil {
+		t.Fatal(err)
+	}
+	c = db.conn(t, m)
+	got, err = fetch(openCursor(t, c, "SELECT 'x' || i FROM generate_series(1, 3) AS i"), texts)
+	if err != nil || !cmp.Equal(got, []string{"x1", "x2"}) {
+		t.Fatalf("second statement, other column type: %q, %v", got, err)
+	}
+	if p := prepared(c); p != "pgfed_fetch_1: FETCH 2 FROM c1" {
+		t.Errorf("prepared statements %q, want the one FETCH", p)
+	}
+	// c2 fails, so the server skips the Parse of c3's FETCH, new in the
+	// same pipeline: the next c3 must prepare it again.
+	bad := openCursor(t, c, "SELECT 1/(i - 2) FROM generate_series(1, 3) AS i") // c2
+	skipped := openCursor(t, c, "SELECT 1")                                     // c3
+	reqs := []*FetchRequest{
+		{Cursor: bad, N: 2, Schema: schemaFor(ints), Cols: ints},
+		{Cursor: skipped, N: 2, Schema: schemaFor(ints), Cols: ints},
+	}
+	c.FetchTogether(ctx, reqs)
+	wantError(t, reqs[0].Err, pgerr.DivisionByZero, "division by zero")
+	wantError(t, reqs[1].Err, pgerr.DivisionByZero, "division by zero")
+	if err := m.EndStatement(ctx, false); err != nil {
+		t.Fatal(err)
+	}
+	c = db.conn(t, m)
+	for range 2 {
+		openCursor(t, c, "SELECT 5")
+	}
+	got, err = fetch(openCursor(t, c, "SELECT 4"), ints) // c3
+	if err != nil || !cmp.Equal(got, []string{"4"}) {
+		t.Fatalf("after a failed pipeline: %q, %v", got, err)
+	}
+	if err := m.EndStatement(ctx, true); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -275,8 +275,12 @@ func (db *testDB) remoteLog(t testing.TB, pid uint32) []string {
 		}
 		if s, ok := strings.CutPrefix(rest, "statement: "); ok {
 			out = append(out, s)
-		} else if _, s, ok := strings.Cut(rest, "execute <unnamed>: "); ok {
-			out = append(out, s)
+		} else if s, ok := strings.CutPrefix(rest, "execute "); ok {
+			// "execute <unnamed>: ..." or a prepared FETCH's
+			// "execute pgfed_fetch_1: ..."
+			if _, s, ok := strings.Cut(s, ": "); ok {
+				out = append(out, s)
+			}
 		}
 	}
 	return out
