@@ -86,9 +86,22 @@ func newAppend(p *nodes.Append, ec *ExecContext) (Operator, error) {
 		}
 	}
 	for i, k := range p.Kids {
-		if fs, ok := k.(*nodes.ForeignScan); ok && fs.Async {
-			if ac, _ := unwrapAsync(kids[i]); ac != nil {
-				a.async[i] = true
+		fs, ok := k.(*nodes.ForeignScan)
+		if !ok {
+			continue
+		}
+		ac, _ := unwrapAsync(kids[i])
+		switch {
+		case fs.Async && ac != nil:
+			a.async[i] = true
+		case !fs.Async:
+			// A synchronous child of an Append (enable_async_append off)
+			// fetches when asked, as in PostgreSQL: prefetching on a
+			// goroutine would hand every batch between goroutines, which
+			// costs more than it overlaps when the Append's parent does
+			// little per batch.
+			if f, ok := ac.(*foreignScan); ok {
+				f.noPrefetch = true
 			}
 		}
 	}

@@ -47,6 +47,8 @@ type foreignScan struct {
 	// is its own driver: it fetches the next batches on a goroutine while
 	// its parent works on the current one.
 	prefetch *asyncDriver
+	// noPrefetch is set by an Append for its synchronous children.
+	noPrefetch bool
 }
 
 var _ Operator = (*foreignScan)(nil)
@@ -72,7 +74,7 @@ func (f *foreignScan) Open(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if f.plan.AsyncCapable && !f.plan.Async {
+	if f.plan.AsyncCapable && !f.plan.Async && !f.noPrefetch {
 		f.startPrefetch(ctx)
 	}
 	return nil
