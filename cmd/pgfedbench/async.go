@@ -454,25 +454,40 @@ func repetitions(cs []asyncChecked) int {
 }
 
 // timeAsync times runs rounds, each contender running reps queries per
-// round, taking turns so that background load affects all alike. It
-// returns each contender's time per query by key, and calls progress
-// after every run.
+// round, taking turns so that background load affects all alike: a slow
+// query (reps 1) runs once per contender per round; quick ones (reps > 1)
+// take turns query by query, so that the load of any moment falls on all
+// contenders alike. It returns each contender's time per query by key,
+// and calls progress after every run.
 func timeAsync(ctx context.Context, runs, reps int, cs []asyncChecked, progress func(asyncChecked, int, time.Duration)) (map[string]timing, error) {
 	durations := make([][]time.Duration, len(cs))
 	for run := range runs {
-		for i, c := range cs {
-			// As in measure: collect the previous runs' garbage now, so
-			// that no contender pays for another's.
-			runtime.GC()
-			start := time.Now()
-			for range reps {
+		// As in measure: collect the previous runs' garbage now, so that
+		// no contender pays for another's.
+		runtime.GC()
+		spent := make([]time.Duration, len(cs))
+		for rep := range reps {
+			for j := range cs {
+				// Every other query the order turns, so that neither
+				// contender always runs right after the other.
+				i := j
+				if rep%2 == 1 {
+					i = len(cs) - 1 - j
+				}
+				c := cs[i]
+				if reps == 1 {
+					runtime.GC()
+				}
+				start := time.Now()
 				if _, err := c.read(ctx); err != nil {
 					return nil, fmt.Errorf("%s: %w", c.label, err)
 				}
+				spent[i] += time.Since(start)
 			}
-			d := time.Since(start)
-			progress(c, run+1, d)
-			durations[i] = append(durations[i], d/time.Duration(reps))
+		}
+		for i, c := range cs {
+			progress(c, run+1, spent[i])
+			durations[i] = append(durations[i], spent[i]/time.Duration(reps))
 		}
 	}
 	out := map[string]timing{}
