@@ -217,7 +217,7 @@ func (f *asyncFetcher) run(ctx context.Context) {
 	tokens := 0
 	ready := make([]int, 0, len(f.kids))
 	ops := make([]AsyncCapable, 0, len(f.kids))
-	for live > 0 {
+	for live > 0 && ctx.Err() == nil {
 		if tokens == 0 {
 			select {
 			case i := <-f.demand:

@@ -8,6 +8,13 @@ package executor
 // cursor. The remote transaction is committed or aborted at the end of
 // the statement by the session, not here.
 //
+// On an async_capable server the scan fetches ahead: as an async child of
+// an Append, through the Append's fetchers (async.go); anywhere else but
+// under an Append it is its own driver, with a fetcher that keeps the
+// next FETCH in flight while the parent works on the current batch. As a
+// synchronous child of an Append (enable_async_append off) it fetches
+// when asked, as PostgreSQL's does.
+//
 // Errors: remote errors keep their SQLSTATE, with CONTEXT naming the
 // remote SQL. Cancellation: the context reaches pgx, which sends a real
 // cancel request to the server while a FETCH runs.
