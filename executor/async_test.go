@@ -125,7 +125,7 @@ func TestAsyncSeparateResources(t *testing.T) {
 	}
 	first.Release()
 	gate.Release()
-	rest, err := nextAll(ctx, app)
+	rest, err := exectest.Drain(ctx, app)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,10 +180,10 @@ func TestAsyncChildErrorAndCancel(t *testing.T) {
 				first.Release()
 				tc.stop(cancel)
 				if tc.wantEr != "" {
-					_, err = nextAll(ctx, app)
+					_, err = exectest.Drain(ctx, app)
 				}
 			} else {
-				_, err = nextAll(ctx, app)
+				_, err = exectest.Drain(ctx, app)
 			}
 			if tc.wantEr == "" && err != nil {
 				t.Fatalf("error %v", err)
@@ -201,22 +201,6 @@ func TestAsyncChildErrorAndCancel(t *testing.T) {
 			}
 			wantNoViolations(t, a.Op, b.Op, c.Op)
 		})
-	}
-}
-
-// nextAll reads an opened op to its end (or first error) without closing it.
-func nextAll(ctx context.Context, op Operator) ([][]any, error) {
-	var rows [][]any
-	for {
-		b, err := op.Next(ctx)
-		if err == io.EOF {
-			return rows, nil
-		}
-		if err != nil {
-			return rows, err
-		}
-		rows = append(rows, exectest.Rows(b)...)
-		b.Release()
 	}
 }
 

@@ -196,6 +196,13 @@ func Run(ctx context.Context, op Operator) (rows [][]any, err error) {
 	if err := op.Open(ctx); err != nil {
 		return nil, err
 	}
+	return Drain(ctx, op)
+}
+
+// Drain reads an opened op to its end (or first error) without closing
+// it, and returns its rows. It releases every batch it receives; a batch
+// without rows is an error (ErrEmptyBatch).
+func Drain(ctx context.Context, op Operator) (rows [][]any, err error) {
 	for {
 		b, err := op.Next(ctx)
 		if err == io.EOF {
