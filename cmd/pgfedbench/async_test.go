@@ -110,3 +110,20 @@ func TestPlanProblems(t *testing.T) {
 		}
 	}
 }
+
+func TestPairedRatio(t *testing.T) {
+	for _, tc := range []struct {
+		a, b []float64
+		want float64
+	}{
+		{[]float64{10}, []float64{5}, 2},
+		// Load moved both contenders from run to run: the medians of the
+		// runs would give 200/150, the pairs say they are even.
+		{[]float64{100, 200, 300}, []float64{100, 200, 150}, 1},
+		{[]float64{1, 2, 3, 4}, []float64{1, 1, 1, 1}, 2.5},
+	} {
+		if got := pairedRatio(tc.a, tc.b); got != tc.want {
+			t.Errorf("pairedRatio(%v, %v) = %v, want %v", tc.a, tc.b, got, tc.want)
+		}
+	}
+}
