@@ -496,6 +496,66 @@ func TestAsyncSameConnection(t *testing.T) {
 	if got := textRows(t, s, "SELECT count(*) FROM postgres_fdw_get_connections()"); !reflect.DeepEqual(got, []string{"1"}) {
 		t.Errorf("connections: %q (one per server and user mapping)", got)
 	}
+	// The three scans' FETCHes go out together: each scan still makes 11
+	// requests (10 of 50 rows, one finding the end) and counts its own
+	// rows, all of them async.
+	rows := textRows(t, s, "EXPLAIN (ANALYZE, FORMAT JSON) SELECT * FROM q")
+	var doc []struct {
+		Plan struct {
+			AsyncRows float64 `json:"Async Rows"`
+			Rows      float64 `json:"Actual Rows"`
+			Plans     []struct {
+				Rows      float64 `json:"Actual Rows"`
+				AsyncRows float64 `json:"Async Rows"`
+				Requests  float64 `json:"Remote Requests"`
+			} `json:"Plans"`
+		} `json:"Plan"`
+	}
+	if err := json.Unmarshal([]byte(rows[0]), &doc); err != nil {
+		t.Fatal(err)
+	}
+	app := doc[0].Plan
+	if app.Rows != 1500 || app.AsyncRows != 1500 || len(app.Plans) != 3 {
+		t.Fatalf("Append rows %v, async %v, %d children", app.Rows, app.AsyncRows, len(app.Plans))
+	}
+	for i, k := range app.Plans {
+		if k.Rows != 500 || k.AsyncRows != 500 || k.Requests != 11 {
+			t.Errorf("scan %d: rows %v, async rows %v, requests %v; want 500, 500, 11", i+1, k.Rows, k.AsyncRows, k.Requests)
+		}
+	}
+}
+
+// TestAsyncSameConnectionTimeout: statement_timeout while a combined
+// request waits on one slow scan cancels it on the server, and the
+// connection serves the next statement.
+func TestAsyncSameConnectionTimeout(t *testing.T) {
+	s, conn := remoteDB(t, `CREATE TABLE public.quick AS SELECT g AS k FROM generate_series(1, 100) g;
+		CREATE VIEW public.sleepy AS SELECT 1000 + g AS k FROM generate_series(1, 3) g, pg_sleep(30) s;`, "async_capable 'true'")
+	mustExec(t, s, "CREATE TABLE st (k int) PARTITION BY RANGE (k)")
+	mustExec(t, s, "CREATE FOREIGN TABLE st_quick PARTITION OF st FOR VALUES FROM (0) TO (1000) SERVER rs OPTIONS (table_name 'quick')")
+	mustExec(t, s, "CREATE FOREIGN TABLE st_sleepy PARTITION OF st FOR VALUES FROM (1000) TO (2000) SERVER rs OPTIONS (table_name 'sleepy')")
+	mustExec(t, s, "SET statement_timeout = '300ms'")
+	start := time.Now()
+	_, err := s.Exec(context.Background(), "SELECT count(*) FROM st")
+	if pgerr.Code(err) != "57014" || time.Since(start) > 10*time.Second {
+		t.Fatalf("timeout: %v after %v", err, time.Since(start))
+	}
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		var n int
+		if err := conn.QueryRow(context.Background(), "SELECT count(*) FROM pg_stat_activity WHERE query LIKE '%sleepy%' AND state = 'active' AND pid <> pg_backend_pid()").Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the remote query still runs after the timeout")
+		}
+	}
+	mustExec(t, s, "SET statement_timeout = 0")
+	if got := textRows(t, s, "SELECT count(*), sum(k) FROM st_quick"); !reflect.DeepEqual(got, []string{"100|5050"}) {
+		t.Errorf("after the timeout: %q", got)
+	}
 }
 
 // TestAsyncTimeout: statement_timeout while async children fetch from a

@@ -24,6 +24,12 @@
 //     transaction stays open until EndStatement, which ends the extra
 //     slots first. Extra slots are for reading: they do not see what the
 //     primary wrote in the statement.
+//   - Conn.FetchTogether runs the FETCHes of several cursors of one
+//     connection in one round trip (one pipeline, one Sync): still one
+//     request at a time on the connection, serving every cursor in it.
+//     Each FETCH text is prepared on its connection at first use (in the
+//     same pipeline) and later only bound and executed; the statement
+//     names the cursor, so later statements' cursors of that name reuse it.
 //   - Each new connection is set up so that deparsed literals mean the same
 //     thing remotely: search_path = pg_catalog, TimeZone = UTC,
 //     DateStyle = ISO, IntervalStyle = postgres, extra_float_digits = 3.
