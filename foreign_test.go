@@ -540,18 +540,7 @@ func TestAsyncSameConnectionTimeout(t *testing.T) {
 	if pgerr.Code(err) != "57014" || time.Since(start) > 10*time.Second {
 		t.Fatalf("timeout: %v after %v", err, time.Since(start))
 	}
-	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		var n int
-		if err := conn.QueryRow(context.Background(), "SELECT count(*) FROM pg_stat_activity WHERE query LIKE '%sleepy%' AND state = 'active' AND pid <> pg_backend_pid()").Scan(&n); err != nil {
-			t.Fatal(err)
-		}
-		if n == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the remote query still runs after the timeout")
-		}
-	}
+	waitRemoteStopped(t, conn, "sleepy")
 	mustExec(t, s, "SET statement_timeout = 0")
 	if got := textRows(t, s, "SELECT count(*), sum(k) FROM st_quick"); !reflect.DeepEqual(got, []string{"100|5050"}) {
 		t.Errorf("after the timeout: %q", got)
@@ -574,20 +563,7 @@ func TestAsyncTimeout(t *testing.T) {
 	if pgerr.Code(err) != "57014" || time.Since(start) > 10*time.Second {
 		t.Fatalf("timeout: %v after %v", err, time.Since(start))
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		var n int
-		if err := conn.QueryRow(context.Background(), "SELECT count(*) FROM pg_stat_activity WHERE query LIKE '%slow%' AND state = 'active' AND pid <> pg_backend_pid()").Scan(&n); err != nil {
-			t.Fatal(err)
-		}
-		if n == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the remote query still runs after the timeout")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	waitRemoteStopped(t, conn, "slow")
 	mustExec(t, s, "SET statement_timeout = 0")
 	if got := textRows(t, s, "SELECT count(*) FROM fs_fast"); !reflect.DeepEqual(got, []string{"100"}) {
 		t.Errorf("after the timeout: %q", got)
@@ -602,6 +578,24 @@ func TestAsyncTimeout(t *testing.T) {
 	}
 	if got := textRows(t, s, "SELECT count(*) FROM fs_fast"); !reflect.DeepEqual(got, []string{"100"}) {
 		t.Errorf("after the cancel: %q", got)
+	}
+}
+
+// waitRemoteStopped waits until no remote query mentioning word runs any
+// more (a cancel request takes effect asynchronously), for up to 5 s.
+func waitRemoteStopped(t *testing.T, conn *pgx.Conn, word string) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		var n int
+		if err := conn.QueryRow(context.Background(), "SELECT count(*) FROM pg_stat_activity WHERE query LIKE '%' || $1 || '%' AND state = 'active' AND pid <> pg_backend_pid()", word).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the remote query on %s still runs after the timeout", word)
+		}
 	}
 }
 
