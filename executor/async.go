@@ -89,7 +89,7 @@ type asyncDriver struct {
 	events chan asyncEvent
 	// tokenOf maps a child's index to its fetcher and the child's number
 	// there, to hand its demand tokens back.
-	tokenOf map[int]token
+	tokenOf []token
 	// live counts the children that have not sent their end.
 	live   int
 	cancel context.CancelFunc
@@ -121,11 +121,15 @@ func startAsync(ctx context.Context, kids []asyncChild, demand int, driverStats 
 		// Room for every batch the children may fetch ahead, and their
 		// ends, so that a fetcher never waits on the driver.
 		events:      make(chan asyncEvent, len(kids)*(demand+1)),
-		tokenOf:     make(map[int]token, len(kids)),
 		live:        len(kids),
 		cancel:      cancel,
 		driverStats: driverStats,
 	}
+	n := 0
+	for _, k := range kids {
+		n = max(n, k.index+1)
+	}
+	d.tokenOf = make([]token, n)
 	byResource := map[any]*asyncFetcher{}
 	var fetchers []*asyncFetcher
 	for _, k := range kids {

@@ -37,6 +37,20 @@ func newTestGather(workers int, leader bool, ops []*exectest.Op, pool *WorkerPoo
 	return &gatherOp{plan: p, gatherBase: gatherBase{ec: ec, build: fakeCopies(ops)}}
 }
 
+// newTestGatherMerge is a Gather Merge on column a (ascending unless
+// desc) over the fakes ops, two workers planned.
+func newTestGatherMerge(t *testing.T, ops []*exectest.Op, leader, desc bool, batchSize int) Operator {
+	t.Helper()
+	p := &nodes.GatherMerge{Child: stub(field("a", types.Int8T)), Workers: 2, LeaderParticipates: leader,
+		Keys: []nodes.SortKey{{Expr: col(0, types.Int8T), Desc: desc, NullsFirst: desc}}}
+	g, err := newGatherMerge(p, &ExecContext{BatchSize: batchSize, Workers: &WorkerPool{}, MaxParallelWorkers: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.(*gatherMergeOp).build = fakeCopies(ops)
+	return g
+}
+
 func sortedInts(rows [][]any) []int64 {
 	var out []int64
 	for _, r := range rows {
@@ -232,15 +246,7 @@ func TestGatherMerge(t *testing.T) {
 		if desc {
 			slices.Reverse(want)
 		}
-		p := &nodes.GatherMerge{Child: stub(field("a", types.Int8T)), Workers: 2, LeaderParticipates: true,
-			Keys: []nodes.SortKey{{Expr: col(0, types.Int8T), Desc: desc, NullsFirst: desc}}}
-		ec := &ExecContext{BatchSize: 4, Workers: &WorkerPool{}, MaxParallelWorkers: 8}
-		g, err := newGatherMerge(p, ec)
-		if err != nil {
-			t.Fatal(err)
-		}
-		g.(*gatherMergeOp).build = fakeCopies(ops)
-		rows, err := run(t, g)
+		rows, err := run(t, newTestGatherMerge(t, ops, true, desc, 4))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -265,14 +271,7 @@ func TestGatherMergeWorkerError(t *testing.T) {
 		exectest.New(log, "w0", intBatches(mem, []any{int64(1)}, []any{int64(2)})...),
 		exectest.New(log, "w1", append(intBatches(mem, []any{int64(1)}), exectest.Step{Err: boom})...),
 	}
-	p := &nodes.GatherMerge{Child: stub(field("a", types.Int8T)), Workers: 2,
-		Keys: []nodes.SortKey{{Expr: col(0, types.Int8T)}}}
-	g, err := newGatherMerge(p, &ExecContext{BatchSize: 1, Workers: &WorkerPool{}, MaxParallelWorkers: 8})
-	if err != nil {
-		t.Fatal(err)
-	}
-	g.(*gatherMergeOp).build = fakeCopies(ops)
-	_, err = run(t, g)
+	_, err := run(t, newTestGatherMerge(t, ops, false, false, 1))
 	if !errors.Is(err, boom) {
 		t.Fatalf("error %v, want boom", err)
 	}
@@ -301,14 +300,7 @@ func TestGatherMergeLongRuns(t *testing.T) {
 		ops = append(ops, exectest.New(log, "in"+itoa(i), intBatches(mem, batches...)...))
 	}
 	slices.Sort(want)
-	p := &nodes.GatherMerge{Child: stub(field("a", types.Int8T)), Workers: 2, LeaderParticipates: true,
-		Keys: []nodes.SortKey{{Expr: col(0, types.Int8T)}}}
-	g, err := newGatherMerge(p, &ExecContext{BatchSize: 1000, Workers: &WorkerPool{}, MaxParallelWorkers: 8})
-	if err != nil {
-		t.Fatal(err)
-	}
-	g.(*gatherMergeOp).build = fakeCopies(ops)
-	rows, err := run(t, g)
+	rows, err := run(t, newTestGatherMerge(t, ops, true, false, 1000))
 	if err != nil {
 		t.Fatal(err)
 	}
