@@ -23,6 +23,15 @@ type aggRef struct {
 func (a *aggRef) Type() types.T  { return a.call.T }
 func (a *aggRef) String() string { return a.call.String() }
 
+// EqualExpr makes aggregate placeholders comparable by nodes.Equal: two
+// calls of the same aggregate over the same arguments are the same value.
+func (a *aggRef) EqualExpr(b nodes.Expr) bool {
+	y, ok := b.(*aggRef)
+	return ok && (a.idx == y.idx || nodes.EqualAggCalls(a.call, y.call))
+}
+
+var _ nodes.Equaler = (*aggRef)(nil)
+
 // exprCtx is the state of one expression transformation.
 type exprCtx struct {
 	p     *planCtx

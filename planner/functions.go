@@ -6,6 +6,7 @@ package planner
 // preferred type double precision unless an exact overload exists).
 
 import (
+	"slices"
 	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
@@ -155,8 +156,14 @@ func (c *exprCtx) aggregate(name string, fc *pg.FuncCall) (nodes.Expr, error) {
 		if e.Type().ID == types.Unknown {
 			e, _ = coerce(e, types.TextT, types.CastImplicit)
 		}
-		if call.Distinct && (len(args) == 0 || e.String() != args[0].String()) {
-			return nil, errAt(pgerr.New(pgerr.InvalidColumnReference, "in an aggregate with DISTINCT, ORDER BY expressions must appear in argument list"), sb.Location)
+		if call.Distinct {
+			// The sort key must be one of the arguments; it sorts by the
+			// argument as coerced (PostgreSQL's findTargetlistEntrySQL99).
+			i := slices.IndexFunc(args, func(a nodes.Expr) bool { return nodes.Equal(e, stripImplicit(a)) })
+			if i < 0 {
+				return nil, errAt(pgerr.New(pgerr.InvalidColumnReference, "in an aggregate with DISTINCT, ORDER BY expressions must appear in argument list"), sb.Location)
+			}
+			e = args[i]
 		}
 		desc := sb.SortbyDir == pg.SortByDir_SORTBY_DESC
 		nullsFirst := desc

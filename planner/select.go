@@ -635,7 +635,7 @@ func (pc *planCtx) sortTargets(items []*pg.Node, targets *[]target, sc *scope, a
 				e, _ = coerce(e, types.TextT, types.CastImplicit)
 			}
 			for i, t := range *targets {
-				if t.expr.String() == e.String() {
+				if nodes.Equal(stripImplicit(t.expr), e) {
 					idx = i
 					break
 				}
@@ -793,6 +793,20 @@ func (pc *planCtx) groupKey(g *pg.Node, ec *exprCtx, targets []target) (nodes.Ex
 	return e, nil
 }
 
+// stripImplicit removes the implicit coercions at the top of e. An ORDER
+// BY item matches a select-list entry or an aggregate argument that
+// differs from it only by such a coercion, and then adopts its type, as
+// in PostgreSQL's findTargetlistEntrySQL99.
+func stripImplicit(e nodes.Expr) nodes.Expr {
+	for {
+		c, ok := e.(*nodes.Cast)
+		if !ok || c.Explicit {
+			return e
+		}
+		e = c.Arg
+	}
+}
+
 // hasColumnRef reports whether a parse tree names a column.
 func hasColumnRef(n *pg.Node) bool {
 	found := false
@@ -839,10 +853,9 @@ type lifter struct {
 }
 
 func (l *lifter) lift(e nodes.Expr) (nodes.Expr, error) {
-	s := e.String()
 	for i, k := range l.keys {
-		if k.String() == s {
-			return &nodes.ColumnRef{Index: i, Name: s, T: e.Type(), Raw: true}, nil
+		if nodes.Equal(k, e) {
+			return &nodes.ColumnRef{Index: i, Name: k.String(), T: k.Type(), Raw: true}, nil
 		}
 	}
 	switch x := e.(type) {
