@@ -9,14 +9,20 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/pgfed/pgfed/pgerr"
 )
 
 type fixedWidth interface {
-	~int16 | ~int32 | ~int64 | ~float32 | ~float64
+	int16 | int32 | int64 | float32 | float64
 }
 
-// valuesOf returns the value slice of a fixed-width array.
+// valuesOf returns the value slice of a fixed-width array. It is the one
+// place where kernels reinterpret an Arrow buffer as Go values, so it
+// checks that the array holds values of type T: a plan whose types
+// disagree with its data (a bigint kernel handed an integer column) is an
+// internal error, never a read of the wrong bytes.
 func valuesOf[T fixedWidth](a arrow.Array) []T {
+	mustHold[T](a.DataType())
 	d := a.Data()
 	buf := d.Buffers()[1]
 	if buf == nil {
@@ -24,6 +30,29 @@ func valuesOf[T fixedWidth](a arrow.Array) []T {
 	}
 	all := arrow.GetData[T](buf.Bytes())
 	return all[d.Offset() : d.Offset()+d.Len()]
+}
+
+// mustHold panics with an internal error (XX000 at the statement boundary)
+// unless arrays of type dt store their values as Go type T.
+func mustHold[T fixedWidth](dt arrow.DataType) {
+	var zero T
+	id := dt.ID()
+	var ok bool
+	switch any(zero).(type) {
+	case int16:
+		ok = id == arrow.INT16
+	case int32:
+		ok = id == arrow.INT32 || id == arrow.DATE32
+	case int64:
+		ok = id == arrow.INT64 || id == arrow.TIMESTAMP
+	case float32:
+		ok = id == arrow.FLOAT32
+	case float64:
+		ok = id == arrow.FLOAT64
+	}
+	if !ok {
+		panic(pgerr.Internal("executor: %s values read as %T", dt, zero))
+	}
 }
 
 // validity returns a's validity bitmap re-based to offset 0 (nil when a
@@ -76,6 +105,7 @@ func isValid(bm []byte, i int) bool { return bm == nil || bm[i>>3]&(1<<(i&7)) !=
 
 // newFixedArray wraps vals (and an optional validity bitmap) as an array.
 func newFixedArray[T fixedWidth](dt arrow.DataType, vals []T, valid []byte, nulls int) arrow.Array {
+	mustHold[T](dt)
 	var vb *memory.Buffer
 	if valid != nil {
 		vb = memory.NewBufferBytes(valid)

@@ -13,6 +13,8 @@ package executor
 // not divide by zero, as in PostgreSQL.
 
 import (
+	"testing"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
@@ -27,10 +29,47 @@ type evaluator interface {
 	eval(b arrow.RecordBatch) (arrow.Array, error)
 }
 
+// checkResultTypes makes every compiled evaluator check that the array it
+// returns has the Arrow type of its expression's SQL type. It is on in
+// tests, where a kernel or a plan with inconsistent types then fails with
+// XX000 at the node that went wrong instead of somewhere downstream (or
+// not at all). Column reads and valuesOf check their types always.
+var checkResultTypes = testing.Testing()
+
+// compileExpr turns e into an evaluator.
 func compileExpr(e nodes.Expr, ec *ExecContext) (evaluator, error) {
+	ev, err := compileNode(e, ec)
+	if err != nil || !checkResultTypes {
+		return ev, err
+	}
+	return &checkedEval{ev: ev, want: e.Type().ArrowType(), expr: e}, nil
+}
+
+// checkedEval is an evaluator whose results are checked against the type
+// the plan gives its expression (see checkResultTypes).
+type checkedEval struct {
+	ev   evaluator
+	want arrow.DataType
+	expr nodes.Expr
+}
+
+func (c *checkedEval) eval(b arrow.RecordBatch) (arrow.Array, error) {
+	arr, err := c.ev.eval(b)
+	if err != nil {
+		return nil, err
+	}
+	if !arrow.TypeEqual(arr.DataType(), c.want) || arr.Len() != int(b.NumRows()) {
+		defer arr.Release()
+		return nil, pgerr.Internal("executor: %s evaluated to %d rows of %s, the plan says %d rows of %s",
+			c.expr, arr.Len(), arr.DataType(), b.NumRows(), c.want)
+	}
+	return arr, nil
+}
+
+func compileNode(e nodes.Expr, ec *ExecContext) (evaluator, error) {
 	switch x := e.(type) {
 	case *nodes.ColumnRef:
-		return &columnEval{idx: x.Index}, nil
+		return &columnEval{idx: x.Index, want: x.T.ArrowType().ID(), ref: x}, nil
 	case *nodes.Const:
 		c := &constEval{t: x.T, v: x.Value}
 		ec.consts = append(ec.consts, c)
@@ -165,10 +204,23 @@ var emptySchema = arrow.NewSchema(nil, nil)
 // oneRowBatch is a batch of one row and no columns.
 func oneRowBatch() arrow.RecordBatch { return array.NewRecordBatch(emptySchema, nil, 1) }
 
-type columnEval struct{ idx int }
+// columnEval reads an input column. It checks that the column has the
+// type the plan says: kernels above it choose their loops by the plan's
+// type, so a column of another width would be read as the wrong values.
+type columnEval struct {
+	idx  int
+	want arrow.Type
+	ref  *nodes.ColumnRef
+}
 
 func (c *columnEval) eval(b arrow.RecordBatch) (arrow.Array, error) {
+	if c.idx < 0 || c.idx >= int(b.NumCols()) {
+		return nil, pgerr.Internal("executor: column %d (%s) of a %d-column input", c.idx, c.ref, b.NumCols())
+	}
 	col := b.Column(c.idx)
+	if col.DataType().ID() != c.want {
+		return nil, pgerr.Internal("executor: column %d (%s) holds %s, the plan says %s", c.idx, c.ref, col.DataType(), c.ref.T)
+	}
 	col.Retain()
 	return col, nil
 }
