@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/big"
 	"math/bits"
+	"slices"
 	"sort"
 	"strings"
 
@@ -48,18 +49,22 @@ func newAggState(call *nodes.AggCall) aggState {
 	default:
 		panic("executor: unknown aggregate " + call.Name)
 	}
-	if call.Distinct {
-		st = &distinctState{inner: st, t: argT}
+	argTypes := make([]types.T, len(call.Args))
+	for i, a := range call.Args {
+		argTypes[i] = a.Type()
 	}
-	if len(call.OrderBy) > 0 {
-		ts := make([]types.T, 0, len(call.Args)+len(call.OrderBy))
-		for _, a := range call.Args {
-			ts = append(ts, a.Type())
-		}
+	if call.Distinct {
+		st = &distinctState{inner: st, types: argTypes}
+	}
+	// string_agg's result depends on the order of its input; with DISTINCT
+	// and no ORDER BY, PostgreSQL's input is the distinct step's sorted
+	// order, so it is sorted here too.
+	if len(call.OrderBy) > 0 || (call.Distinct && call.Name == "string_agg") {
+		ts := slices.Clone(argTypes)
 		for _, k := range call.OrderBy {
 			ts = append(ts, k.Expr.Type())
 		}
-		st = &orderedState{inner: st, nargs: len(call.Args), keys: call.OrderBy, types: ts}
+		st = &orderedState{inner: st, nargs: len(call.Args), keys: call.OrderBy, types: ts, byArgs: call.Distinct}
 	}
 	return st
 }
@@ -141,6 +146,10 @@ type orderedState struct {
 	keys  []nodes.SortKey
 	types []types.T
 	rows  []orderedRow
+	// byArgs orders rows that tie on keys by the arguments, ascending: with
+	// DISTINCT, PostgreSQL sorts by every argument after the ORDER BY keys
+	// (aggdistinct).
+	byArgs bool
 }
 
 type orderedRow struct {
@@ -174,6 +183,11 @@ func (s *orderedState) result(ngroups int) (arrow.Array, error) {
 				}
 			}
 			if c != 0 {
+				return c < 0
+			}
+		}
+		for k := 0; s.byArgs && k < s.nargs; k++ {
+			if c := compareDatums(s.types[k], a.vals[k], b.vals[k], false); c != 0 {
 				return c < 0
 			}
 		}
@@ -643,10 +657,11 @@ func (s *stringAggState) result(ngroups int) (arrow.Array, error) {
 }
 
 // distinctState feeds its inner aggregate only the first occurrence of
-// each (group, value) pair.
+// each (group, arguments) combination. Rows whose first argument is NULL
+// are dropped: every aggregate here ignores them.
 type distinctState struct {
 	inner aggState
-	t     types.T
+	types []types.T
 	seen  map[string]struct{}
 	buf   []byte
 }
@@ -657,13 +672,14 @@ func (s *distinctState) update(groups []int32, nrows, ngroups int, args []arrow.
 	}
 	var sel, selGroups []int32
 	for i := 0; i < nrows; i++ {
-		d := DatumAt(args[0], s.t, i)
-		if d == nil {
+		if args[0].IsNull(i) {
 			continue
 		}
 		g := groupOf(groups, i)
 		buf := append(s.buf[:0], byte(g), byte(g>>8), byte(g>>16), byte(g>>24))
-		buf = encodeKey(buf, s.t, d)
+		for c, a := range args {
+			buf = encodeKey(buf, s.types[c], DatumAt(a, s.types[c], i))
+		}
 		s.buf = buf
 		if _, dup := s.seen[string(buf)]; dup {
 			continue
