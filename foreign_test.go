@@ -599,6 +599,67 @@ func waitRemoteStopped(t *testing.T, conn *pgx.Conn, word string) {
 	}
 }
 
+// TestAsyncLocalQual: foreign partitions whose scans carry a local
+// filter, a local projection or both stay async (the scan applies them to
+// the batches it delivers out of band), with pushdown on and off; the
+// counters, not only the rows, show it. concat() is not shippable, so it
+// stays local even with pushdown.
+func TestAsyncLocalQual(t *testing.T) {
+	s := asyncSetup(t)
+	// Rows of each partition with v = 3 (k % 7 = 3 in [0, 1000), ...).
+	matching := []int{143, 143, 143, 142}
+	all := []int{1000, 1000, 1000, 1000}
+	queries := []struct {
+		sql    string
+		rows   []int // per partition
+		filter bool  // a filter that stays local even with pushdown
+	}{
+		{"SELECT k FROM ap WHERE concat(v) = '3'", matching, true},
+		{"SELECT concat(k) FROM ap", all, false},
+		{"SELECT k + 1, concat(v) FROM ap WHERE concat(v) = '3'", matching, true},
+		{"SELECT k + 1 FROM ap WHERE v = 3", matching, false},
+	}
+	for _, pushdown := range []string{"on", "off"} {
+		mustExec(t, s, "SET pgfed.pushdown = "+pushdown)
+		for _, q := range queries {
+			an := strings.Join(textRows(t, s, "EXPLAIN (ANALYZE, VERBOSE, COSTS OFF, TIMING OFF, SUMMARY OFF) "+q.sql), "\n")
+			total := 0
+			for _, n := range q.rows {
+				total += n
+			}
+			want := []string{fmt.Sprintf("Append (actual rows=%d loops=1)", total), fmt.Sprintf("Async Rows: %d", total), "Sync Rows: 0"}
+			for i, n := range q.rows {
+				want = append(want, fmt.Sprintf("Async Foreign Scan on public.ap%d ap_%d (actual rows=%d loops=1)", i+1, i+1, n))
+				if q.filter || pushdown == "off" && q.rows[0] != 1000 {
+					want = append(want, fmt.Sprintf("Rows Removed by Filter: %d", 1000-n))
+				}
+			}
+			for _, w := range want {
+				if !strings.Contains(an, w) {
+					t.Errorf("pushdown %s, %s: no %q in\n%s", pushdown, q.sql, w, an)
+				}
+			}
+			// Each child counts its own async rows (the lines under each scan).
+			var childAsync []string
+			for _, line := range strings.Split(an, "\n")[1:] {
+				if l := strings.TrimSpace(line); strings.HasPrefix(l, "Async Rows:") && strings.HasPrefix(line, "        ") {
+					childAsync = append(childAsync, l)
+				}
+			}
+			var wantAsync []string
+			for _, n := range q.rows {
+				wantAsync = append(wantAsync, fmt.Sprintf("Async Rows: %d", n))
+			}
+			if !reflect.DeepEqual(childAsync, wantAsync) {
+				t.Errorf("pushdown %s, %s: children's %q, want %q", pushdown, q.sql, childAsync, wantAsync)
+			}
+			if rows := textRows(t, s, q.sql); len(rows) != total {
+				t.Errorf("pushdown %s, %s: %d rows, want %d", pushdown, q.sql, len(rows), total)
+			}
+		}
+	}
+}
+
 // TestPrefetchScan: an async-capable foreign table read on its own
 // prefetches its next batch; results, LIMIT and errors are unchanged.
 func TestPrefetchScan(t *testing.T) {

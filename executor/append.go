@@ -90,11 +90,17 @@ func newAppend(p *nodes.Append, ec *ExecContext) (Operator, error) {
 		if !ok {
 			continue
 		}
-		ac, _ := unwrapAsync(kids[i])
+		ac, err := asyncOperator(fs, kids[i])
+		if err != nil {
+			for _, kid := range kids {
+				kid.Close()
+			}
+			return nil, err
+		}
 		switch {
-		case fs.Async && ac != nil:
+		case fs.Async:
 			a.async[i] = true
-		case !fs.Async:
+		default:
 			// A synchronous child of an Append (enable_async_append off)
 			// fetches when asked, as in PostgreSQL: prefetching on a
 			// goroutine would hand every batch between goroutines, which

@@ -36,6 +36,8 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/pgfed/pgfed/instrument"
+	"github.com/pgfed/pgfed/nodes"
+	"github.com/pgfed/pgfed/pgerr"
 )
 
 // asyncDemand is the number of batches an async child may have fetched
@@ -346,6 +348,19 @@ func (d *asyncDriver) request(k *asyncChild, t time.Duration) {
 }
 
 // unwrapAsync finds the AsyncCapable operator under instrumentation.
+// asyncOperator returns the async-capable operator built for a foreign
+// scan. A scan the plan marks async must have one: EXPLAIN shows "Async
+// Foreign Scan", and running it synchronously instead would make EXPLAIN
+// claim what the executor does not do (the wrapper that once hid the
+// capability went unnoticed because only results were compared).
+func asyncOperator(p *nodes.ForeignScan, op Operator) (AsyncCapable, error) {
+	ac, _ := unwrapAsync(op)
+	if ac == nil && p.Async {
+		return nil, pgerr.Internal("executor: %s (%s) is planned async, but its operator %T cannot fetch asynchronously", p.NodeType(), p.RemoteSQL, op)
+	}
+	return ac, nil
+}
+
 func unwrapAsync(op Operator) (AsyncCapable, *instrumented) {
 	if w, ok := op.(*instrumented); ok {
 		a, _ := w.Operator.(AsyncCapable)

@@ -20,6 +20,16 @@
 // goroutines it started (it waits for them), remote requests in flight
 // (cancelled or drained) and connections it reserved.
 //
+// # Quals and projections
+//
+// A plan node's Filter and Targets are applied inside the node for every
+// scan (qual.go, PostgreSQL's ExecScan), to every batch it produces,
+// including batches an async foreign scan delivers out of band (the
+// fetcher goroutine filters them): what a scan computes never hides what
+// it is. Other nodes (Agg's HAVING) get a filterProject wrapper. A foreign
+// scan the plan marks async that is not built as an AsyncCapable operator
+// is an internal error at Build, never a silent synchronous run.
+//
 // # Batch ownership
 //
 // Next transfers ownership of the returned batch to the caller, who must
@@ -75,7 +85,8 @@
 //     passes a batch up (PostgreSQL's needrequest, but batches ahead), so at
 //     most four batches per child are fetched and not yet consumed, and the
 //     next round trip is already under way while the driver works.
-//   - Who counts: the fetcher adds delivered rows to the child's NodeStats
+//   - Who counts: the fetcher adds delivered rows (after the child's qual)
+//     to the child's NodeStats
 //     (Rows and AsyncRows), its round trips to Requests, and the rows to
 //     the driver's AsyncRows, because those rows never pass through the
 //     child's Next wrapper; the driver adds the time it was blocked

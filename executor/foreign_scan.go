@@ -13,7 +13,9 @@ package executor
 // under an Append it is its own driver, with a fetcher that keeps the
 // next FETCH in flight while the parent works on the current batch. As a
 // synchronous child of an Append (enable_async_append off) it fetches
-// when asked, as PostgreSQL's does.
+// when asked, as PostgreSQL's does. The scan applies its own local filter
+// and projection to every batch, on whichever goroutine fetched it, so a
+// local qual never turns async off.
 //
 // Errors: remote errors keep their SQLSTATE, with CONTEXT naming the
 // remote SQL. Cancellation: the context reaches pgx, which sends a real
@@ -56,17 +58,26 @@ type foreignScan struct {
 	prefetch *asyncDriver
 	// noPrefetch is set by an Append for its synchronous children.
 	noPrefetch bool
+	// qual is the scan's local filter and projection, applied to every
+	// batch it fetches, on whichever goroutine fetched it.
+	qual *qual
 }
 
-var _ Operator = (*foreignScan)(nil)
+var _ qualOwner = (*foreignScan)(nil)
 
 func newForeignScan(p *nodes.ForeignScan, ec *ExecContext) (Operator, error) {
 	fields := make([]nodes.Field, len(p.Types))
 	for i, t := range p.Types {
 		fields[i] = nodes.Field{Name: "c" + itoa(i), T: t}
 	}
-	return &foreignScan{plan: p, ec: ec, schema: schemaOf(fields)}, nil
+	q, err := newQual(&p.PlanBase, ec)
+	if err != nil {
+		return nil, err
+	}
+	return &foreignScan{plan: p, ec: ec, schema: schemaOf(fields), qual: q}, nil
 }
+
+func (f *foreignScan) ownsQual() {}
 
 func (f *foreignScan) Open(ctx context.Context) error {
 	if f.ec.Remote == nil {
@@ -124,19 +135,27 @@ func (f *foreignScan) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	return nil, io.EOF
 }
 
-// FetchAsync implements AsyncCapable (and is Next's fetch): one FETCH.
-// A batch is returned only when rows came back.
+// FetchAsync implements AsyncCapable (and is Next's fetch): one FETCH,
+// with the scan's qual applied. A batch is returned only when rows came
+// back and passed the filter.
 func (f *foreignScan) FetchAsync(ctx context.Context) (arrow.RecordBatch, bool, error) {
 	b, eof, err := f.cursor.Fetch(ctx, f.plan.FetchSize, f.schema, f.plan.Types)
 	if err != nil {
 		return nil, false, err
 	}
 	f.eof = eof
+	b, err = f.qualified(b)
+	return b, eof, err
+}
+
+// qualified applies the scan's qual to a fetched batch; nil when no row
+// is left (or none came back).
+func (f *foreignScan) qualified(b arrow.RecordBatch) (arrow.RecordBatch, error) {
 	if b != nil && b.NumRows() == 0 {
 		b.Release()
-		b = nil
+		return nil, nil
 	}
-	return b, eof, nil
+	return f.qual.apply(b)
 }
 
 // AsyncResource implements AsyncCapable: the scan's remote connection.
@@ -160,9 +179,11 @@ func (f *foreignScan) fetchTogether(ctx context.Context, ops []AsyncCapable) []a
 	}
 	f.cursor.Conn().FetchTogether(ctx, reqs)
 	for j, r := range reqs {
-		results[j] = asyncResult{batch: r.Batch, eof: r.EOF, err: r.Err}
+		results[j] = asyncResult{eof: r.EOF, err: r.Err}
 		if r.Err == nil {
-			ops[j].(*foreignScan).eof = r.EOF
+			g := ops[j].(*foreignScan)
+			g.eof = r.EOF
+			results[j].batch, results[j].err = g.qualified(r.Batch)
 		}
 	}
 	return results

@@ -27,14 +27,27 @@ type functionScan struct {
 	// numeric series
 	dnext, dstop, dstep *apd.Decimal
 	done                bool
+	qual                *qual
 }
 
 func newFunctionScan(p *nodes.FunctionScan, ec *ExecContext) (Operator, error) {
-	if p.Func == "postgres_fdw_get_connections" {
-		return &connectionsScan{ec: ec, schema: schemaOf(p.Cols)}, nil
+	q, err := newQual(&p.PlanBase, ec)
+	if err != nil {
+		return nil, err
 	}
-	return &functionScan{plan: p, ec: ec, schema: schemaOf([]nodes.Field{{Name: p.Alias, T: p.T}})}, nil
+	if p.Func == "postgres_fdw_get_connections" {
+		return &connectionsScan{ec: ec, schema: schemaOf(p.Cols), qual: q}, nil
+	}
+	return &functionScan{plan: p, ec: ec, schema: schemaOf([]nodes.Field{{Name: p.Alias, T: p.T}}), qual: q}, nil
 }
+
+var (
+	_ qualOwner = (*functionScan)(nil)
+	_ qualOwner = (*connectionsScan)(nil)
+)
+
+func (f *functionScan) ownsQual()    {}
+func (c *connectionsScan) ownsQual() {}
 
 func (f *functionScan) Open(ctx context.Context) error {
 	args := make([]any, len(f.plan.Args))
@@ -111,6 +124,11 @@ func (f *functionScan) nextInts() (arrow.RecordBatch, error) {
 }
 
 func (f *functionScan) Next(ctx context.Context) (arrow.RecordBatch, error) {
+	return f.qual.next(func() (arrow.RecordBatch, error) { return f.nextSeries(ctx) })
+}
+
+// nextSeries produces the next batch of the series.
+func (f *functionScan) nextSeries(ctx context.Context) (arrow.RecordBatch, error) {
 	if err := checkCtx(ctx); err != nil {
 		return nil, err
 	}
@@ -161,11 +179,17 @@ type connectionsScan struct {
 	ec     *ExecContext
 	schema *arrow.Schema
 	done   bool
+	qual   *qual
 }
 
 func (c *connectionsScan) Open(ctx context.Context) error { c.done = false; return nil }
 func (c *connectionsScan) Close() error                   { return nil }
 func (c *connectionsScan) Next(ctx context.Context) (arrow.RecordBatch, error) {
+	return c.qual.next(c.list)
+}
+
+// list returns the connections as one batch.
+func (c *connectionsScan) list() (arrow.RecordBatch, error) {
 	if c.done || c.ec.Remote == nil {
 		return nil, io.EOF
 	}

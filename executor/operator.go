@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/pgfed/pgfed/instrument"
 	"github.com/pgfed/pgfed/nodes"
 	"github.com/pgfed/pgfed/pgerr"
@@ -96,7 +95,7 @@ func Build(p nodes.Plan, ec *ExecContext) (Operator, error) {
 	var err error
 	switch n := p.(type) {
 	case *nodes.SeqScan:
-		op = newSeqScan(n, ec)
+		op, err = newSeqScan(n, ec)
 	case *nodes.Result:
 		op = &resultOp{plan: n}
 	case *nodes.ValuesScan:
@@ -130,11 +129,13 @@ func Build(p nodes.Plan, ec *ExecContext) (Operator, error) {
 		return nil, err
 	}
 	b := p.Base()
-	if b.Filter != nil || b.Targets != nil {
-		op, err = newFilterProject(op, b, ec)
+	if _, owned := op.(qualOwner); !owned && (b.Filter != nil || b.Targets != nil) {
+		q, err := newQual(b, ec)
 		if err != nil {
+			op.Close()
 			return nil, err
 		}
+		op = &filterProject{child: op, qual: q}
 	}
 	if ec.Stats != nil {
 		op = &instrumented{Operator: op, stats: ec.Stats.Node(b.ID), timing: ec.Stats.Timing}
@@ -195,89 +196,6 @@ func (w *instrumented) Next(ctx context.Context) (arrow.RecordBatch, error) {
 // Stats returns the counters of the wrapped node (for nodes that count
 // rows delivered out of band).
 func (w *instrumented) Unwrap() Operator { return w.Operator }
-
-// filterProject applies a node's Filter and Targets to the rows the node
-// itself produces (PostgreSQL's ExecScan qual + projection).
-type filterProject struct {
-	child   Operator
-	filter  evaluator
-	targets []evaluator
-	schema  *arrow.Schema
-	removed *int64
-}
-
-func newFilterProject(child Operator, b *nodes.PlanBase, ec *ExecContext) (Operator, error) {
-	fp := &filterProject{child: child}
-	var err error
-	if b.Filter != nil {
-		if fp.filter, err = compileExpr(b.Filter, ec); err != nil {
-			return nil, err
-		}
-	}
-	if b.Targets != nil {
-		fp.targets = make([]evaluator, len(b.Targets))
-		for i, t := range b.Targets {
-			if fp.targets[i], err = compileExpr(t, ec); err != nil {
-				return nil, err
-			}
-		}
-		fp.schema = schemaOf(b.Out)
-	}
-	if ec.Stats != nil {
-		fp.removed = &ec.Stats.Node(b.ID).RowsRemovedByFilter
-	}
-	return fp, nil
-}
-
-func (fp *filterProject) Open(ctx context.Context) error { return fp.child.Open(ctx) }
-func (fp *filterProject) Close() error                   { return fp.child.Close() }
-
-func (fp *filterProject) Next(ctx context.Context) (arrow.RecordBatch, error) {
-	for {
-		b, err := fp.child.Next(ctx)
-		if err != nil {
-			return nil, err
-		}
-		if fp.filter != nil {
-			b, err = fp.applyFilter(b)
-			if err != nil {
-				return nil, err
-			}
-			if b == nil {
-				continue
-			}
-		}
-		if fp.targets != nil {
-			return project(b, fp.targets, fp.schema)
-		}
-		return b, nil
-	}
-}
-
-// applyFilter returns the rows of b that pass the filter (nil if none);
-// it takes over b.
-func (fp *filterProject) applyFilter(b arrow.RecordBatch) (arrow.RecordBatch, error) {
-	mask, err := fp.filter.eval(b)
-	if err != nil {
-		b.Release()
-		return nil, err
-	}
-	sel, all := selection(mask.(*array.Boolean))
-	mask.Release()
-	if fp.removed != nil && !all {
-		*fp.removed += b.NumRows() - int64(len(sel))
-	}
-	if all {
-		return b, nil
-	}
-	if len(sel) == 0 {
-		b.Release()
-		return nil, nil
-	}
-	out := takeBatch(b, sel)
-	b.Release()
-	return out, nil
-}
 
 // project evaluates targets over b (taking over b) into a new batch.
 func project(b arrow.RecordBatch, targets []evaluator, schema *arrow.Schema) (arrow.RecordBatch, error) {

@@ -26,18 +26,25 @@ type seqScan struct {
 	batches []arrow.RecordBatch
 	pos     int
 	shared  *parallelScan // set for a Parallel Seq Scan under a Gather
+	qual    *qual
 }
 
-var _ Operator = (*seqScan)(nil)
+var _ qualOwner = (*seqScan)(nil)
 
-func newSeqScan(p *nodes.SeqScan, ec *ExecContext) *seqScan {
+func newSeqScan(p *nodes.SeqScan, ec *ExecContext) (*seqScan, error) {
 	fields := make([]nodes.Field, len(p.Columns))
 	for i, c := range p.Columns {
 		col := p.Table.Columns[c]
 		fields[i] = nodes.Field{Name: col.Name, T: col.Type}
 	}
-	return &seqScan{plan: p, ec: ec, schema: schemaOf(fields)}
+	q, err := newQual(&p.PlanBase, ec)
+	if err != nil {
+		return nil, err
+	}
+	return &seqScan{plan: p, ec: ec, schema: schemaOf(fields), qual: q}, nil
 }
+
+func (s *seqScan) ownsQual() {}
 
 func (s *seqScan) Open(ctx context.Context) error {
 	if s.plan.Parallel && s.ec.parallel != nil {
@@ -50,6 +57,11 @@ func (s *seqScan) Open(ctx context.Context) error {
 }
 
 func (s *seqScan) Next(ctx context.Context) (arrow.RecordBatch, error) {
+	return s.qual.next(func() (arrow.RecordBatch, error) { return s.nextStored(ctx) })
+}
+
+// nextStored returns the next stored batch, restricted to the plan's columns.
+func (s *seqScan) nextStored(ctx context.Context) (arrow.RecordBatch, error) {
 	if err := checkCtx(ctx); err != nil {
 		return nil, err
 	}

@@ -1,8 +1,8 @@
 package executor
 
-// SubqueryScan passes the rows of a subquery in FROM through; its Filter
-// and Targets (applied by the generic filter/projection wrapper) do the
-// work. Lifecycle and errors are its child's.
+// SubqueryScan passes the rows of a subquery in FROM through, applying its
+// own Filter and Targets (the subquery's WHERE above it and its select
+// list). Lifecycle and errors are its child's.
 
 import (
 	"context"
@@ -11,20 +11,28 @@ import (
 	"github.com/pgfed/pgfed/nodes"
 )
 
-// subqueryScan passes its child's rows through (its Filter and Targets,
-// applied by the generic wrapper, do the work).
-type subqueryScan struct{ child Operator }
+type subqueryScan struct {
+	child Operator
+	qual  *qual
+}
+
+var _ qualOwner = (*subqueryScan)(nil)
 
 func newSubqueryScan(p *nodes.SubqueryScan, ec *ExecContext) (Operator, error) {
+	q, err := newQual(&p.PlanBase, ec)
+	if err != nil {
+		return nil, err
+	}
 	c, err := Build(p.Child, ec)
 	if err != nil {
 		return nil, err
 	}
-	return &subqueryScan{child: c}, nil
+	return &subqueryScan{child: c, qual: q}, nil
 }
 
+func (s *subqueryScan) ownsQual()                      {}
 func (s *subqueryScan) Open(ctx context.Context) error { return s.child.Open(ctx) }
 func (s *subqueryScan) Close() error                   { return s.child.Close() }
 func (s *subqueryScan) Next(ctx context.Context) (arrow.RecordBatch, error) {
-	return s.child.Next(ctx)
+	return s.qual.next(func() (arrow.RecordBatch, error) { return s.child.Next(ctx) })
 }

@@ -91,3 +91,26 @@ func mustPanicInternal(t *testing.T, what string, fn func()) {
 	}()
 	fn()
 }
+
+// TestAsyncPlanNeedsAsyncOperator: a foreign scan the plan marks async
+// must be built as an operator that can fetch asynchronously; one hidden
+// behind a wrapper (as a filter wrapper once hid it) is an internal error,
+// not a silent synchronous run under "Async Foreign Scan".
+func TestAsyncPlanNeedsAsyncOperator(t *testing.T) {
+	plan := &nodes.ForeignScan{Async: true, AsyncCapable: true, RemoteSQL: "SELECT k FROM t"}
+	scan := &foreignScan{plan: plan}
+	if ac, err := asyncOperator(plan, scan); err != nil || ac != scan {
+		t.Errorf("async scan: %v, %v", ac, err)
+	}
+	if ac, err := asyncOperator(plan, &instrumented{Operator: scan}); err != nil || ac != scan {
+		t.Errorf("instrumented async scan: %v, %v", ac, err)
+	}
+	_, err := asyncOperator(plan, &filterProject{child: scan})
+	if pgerr.Code(err) != pgerr.InternalError || !strings.Contains(err.Error(), "planned async") {
+		t.Errorf("hidden async scan: %v, want XX000", err)
+	}
+	sync := &nodes.ForeignScan{RemoteSQL: "SELECT k FROM t"}
+	if _, err := asyncOperator(sync, &filterProject{child: scan}); err != nil {
+		t.Errorf("synchronous scan: %v", err)
+	}
+}

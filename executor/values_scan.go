@@ -18,19 +18,32 @@ type valuesScan struct {
 	ec     *ExecContext
 	schema *arrow.Schema
 	done   bool
+	qual   *qual
 }
+
+var _ qualOwner = (*valuesScan)(nil)
 
 func newValuesScan(p *nodes.ValuesScan, ec *ExecContext) (Operator, error) {
 	fields := make([]nodes.Field, len(p.Types))
 	for i, t := range p.Types {
 		fields[i] = nodes.Field{Name: "column" + itoa(i+1), T: t}
 	}
-	return &valuesScan{plan: p, ec: ec, schema: schemaOf(fields)}, nil
+	q, err := newQual(&p.PlanBase, ec)
+	if err != nil {
+		return nil, err
+	}
+	return &valuesScan{plan: p, ec: ec, schema: schemaOf(fields), qual: q}, nil
 }
 
+func (v *valuesScan) ownsQual()                      {}
 func (v *valuesScan) Open(ctx context.Context) error { v.done = false; return nil }
 func (v *valuesScan) Close() error                   { return nil }
 func (v *valuesScan) Next(ctx context.Context) (arrow.RecordBatch, error) {
+	return v.qual.next(v.rows)
+}
+
+// rows evaluates the whole list into one batch, once.
+func (v *valuesScan) rows() (arrow.RecordBatch, error) {
 	if v.done {
 		return nil, io.EOF
 	}

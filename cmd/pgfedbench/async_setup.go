@@ -434,6 +434,12 @@ func (fx *asyncFixture) checkPlans(ctx context.Context, w asyncWorkload) ([]remo
 			session{"PostgreSQL", "enable_async_append = off", false, func() ([]string, error) { return pgxLines(ctx, fx.coordSync, explain) }},
 			session{"PostgreSQL", "enable_async_append = on", true, func() ([]string, error) { return pgxLines(ctx, fx.coordAsync, explain) }})
 	}
+	if w.foreign {
+		analyze := "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) " + w.sql
+		sessions = append(sessions,
+			session{"pgfed", "enable_async_append = off, ANALYZE", false, func() ([]string, error) { return fedLines(ctx, fx.fedSync, analyze) }},
+			session{"pgfed", "enable_async_append = on, ANALYZE", true, func() ([]string, error) { return fedLines(ctx, fx.fedAsync, analyze) }})
+	}
 	var (
 		plans []remotePlan
 		errs  []workloadError
@@ -444,6 +450,8 @@ func (fx *asyncFixture) checkPlans(ctx context.Context, w asyncWorkload) ([]remo
 		var problems []string
 		if err != nil {
 			problems = append(problems, describeError(err))
+		} else if w.foreign && strings.HasSuffix(s.setting, "ANALYZE") {
+			problems = analyzeProblems(lines, s.async)
 		} else if w.foreign {
 			problems = planProblems(lines, s.async)
 		}
@@ -476,6 +484,33 @@ func planProblems(lines []string, async bool) []string {
 		problems = append(problems, fmt.Sprintf("%d Async Foreign Scans with enable_async_append = off", asyncScans))
 	}
 	return problems
+}
+
+// analyzeProblems checks pgfed's EXPLAIN ANALYZE of a foreign workload:
+// with async on, every row the Append returned came from an async child
+// (Async Rows, no Sync Rows); with async off, none did.
+func analyzeProblems(lines []string, async bool) []string {
+	var appendRows, asyncRows, syncRows string
+	for _, l := range lines {
+		t := strings.TrimSpace(l)
+		switch {
+		case strings.HasPrefix(t, "->  Append (actual rows=") || strings.HasPrefix(t, "Append (actual rows="):
+			appendRows, _, _ = strings.Cut(strings.TrimPrefix(strings.TrimPrefix(t, "->  "), "Append (actual rows="), " ")
+		case appendRows != "" && asyncRows == "" && strings.HasPrefix(t, "Async Rows: "):
+			asyncRows = strings.TrimPrefix(t, "Async Rows: ")
+		case appendRows != "" && syncRows == "" && strings.HasPrefix(t, "Sync Rows: "):
+			syncRows = strings.TrimPrefix(t, "Sync Rows: ")
+		}
+	}
+	switch {
+	case appendRows == "":
+		return []string{"no Append in EXPLAIN ANALYZE"}
+	case async && (asyncRows != appendRows || syncRows != "0"):
+		return []string{fmt.Sprintf("with enable_async_append = on the Append returned %s rows, %q of them async and %q sync: the scans did not run asynchronously", appendRows, asyncRows, syncRows)}
+	case !async && asyncRows != "":
+		return []string{fmt.Sprintf("with enable_async_append = off the Append counted %s async rows", asyncRows)}
+	}
+	return nil
 }
 
 // asyncPings is how many SELECT 1 round trips pingRoundTrips times each

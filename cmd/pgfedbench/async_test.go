@@ -53,6 +53,8 @@ func TestAsyncTargets(t *testing.T) {
 		{asyncPF1, 500 * time.Microsecond, 1.5, ""},
 		{asyncPF1, time.Millisecond, 3.4, "FAIL"},
 		{asyncPF1, 2 * time.Millisecond, 3.6, "PASS"},
+		{asyncPF1F, time.Millisecond, 3.4, "FAIL"},
+		{asyncPF1F, time.Millisecond, 3.6, "PASS"},
 	} {
 		target := asyncTargetFor(byName[tc.workload], tc.latency)
 		got := ""
@@ -64,6 +66,42 @@ func TestAsyncTargets(t *testing.T) {
 		}
 		if got != tc.want {
 			t.Errorf("%s at %v, sync/async %.2f: %q, want %q", tc.workload, tc.latency, tc.ratio, got, tc.want)
+		}
+	}
+}
+
+func TestAnalyzeProblems(t *testing.T) {
+	async := []string{
+		"Aggregate (actual rows=1 loops=1)",
+		"  ->  Append (actual rows=4000 loops=1)",
+		"        Async Rows: 4000",
+		"        Sync Rows: 0",
+		"        ->  Async Foreign Scan on pf1_1 (actual rows=1000 loops=1)",
+		"              Async Rows: 1000",
+	}
+	// What the qual wrapper produced: an async plan run synchronously.
+	hidden := []string{
+		"Aggregate (actual rows=1 loops=1)",
+		"  ->  Append (actual rows=4000 loops=1)",
+		"        ->  Async Foreign Scan on pf1_1 (actual rows=1000 loops=1)",
+		"              Rows Removed by Filter: 0",
+	}
+	sync := []string{"Aggregate (actual rows=1 loops=1)", "  ->  Append (actual rows=4000 loops=1)", "        ->  Foreign Scan on pf1_1 (actual rows=1000 loops=1)"}
+	for _, tc := range []struct {
+		name  string
+		lines []string
+		async bool
+		want  string
+	}{
+		{"async", async, true, ""},
+		{"hidden async", hidden, true, "did not run asynchronously"},
+		{"sync", sync, false, ""},
+		{"async rows with async off", async, false, "counted 4000 async rows"},
+		{"no append", []string{"Foreign Scan (actual rows=1 loops=1)"}, true, "no Append"},
+	} {
+		got := analyzeProblems(tc.lines, tc.async)
+		if tc.want == "" && len(got) > 0 || tc.want != "" && (len(got) != 1 || !strings.Contains(got[0], tc.want)) {
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
 		}
 	}
 }

@@ -1,0 +1,128 @@
+package executor
+
+// A node's qual and projection (its plan's Filter and Targets), applied to
+// every batch the node produces, as PostgreSQL's ExecScan applies a scan's
+// qual and projection inside the scan. Scans apply their own (qualOwner),
+// so that what a scan computes never hides what it is: an async-capable
+// foreign scan with a local filter stays async, and filters the batches it
+// delivers out of band on its fetcher goroutine. Build wraps the other
+// nodes (Agg's HAVING and targets, say) in a filterProject.
+
+import (
+	"context"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/pgfed/pgfed/nodes"
+)
+
+// qual is a compiled Filter and Targets; a nil *qual passes batches
+// through.
+type qual struct {
+	filter  evaluator
+	targets []evaluator
+	schema  *arrow.Schema
+	// removed counts the rows the filter removed (nil without ANALYZE).
+	removed *int64
+}
+
+// qualOwner is implemented by the operators that apply their own plan
+// node's Filter and Targets; Build wraps every other one.
+type qualOwner interface {
+	Operator
+	ownsQual()
+}
+
+// newQual compiles b's Filter and Targets; nil when it has neither.
+func newQual(b *nodes.PlanBase, ec *ExecContext) (*qual, error) {
+	if b.Filter == nil && b.Targets == nil {
+		return nil, nil
+	}
+	q := &qual{}
+	var err error
+	if b.Filter != nil {
+		if q.filter, err = compileExpr(b.Filter, ec); err != nil {
+			return nil, err
+		}
+	}
+	if b.Targets != nil {
+		if q.targets, err = compileExprs(b.Targets, ec); err != nil {
+			return nil, err
+		}
+		q.schema = schemaOf(b.Out)
+	}
+	if ec.Stats != nil {
+		q.removed = &ec.Stats.Node(b.ID).RowsRemovedByFilter
+	}
+	return q, nil
+}
+
+// apply filters and projects b, taking it over; the result is nil when
+// no row passed the filter.
+func (q *qual) apply(b arrow.RecordBatch) (arrow.RecordBatch, error) {
+	if q == nil || b == nil {
+		return b, nil
+	}
+	if q.filter != nil {
+		var err error
+		if b, err = q.applyFilter(b); err != nil || b == nil {
+			return nil, err
+		}
+	}
+	if q.targets != nil {
+		return project(b, q.targets, q.schema)
+	}
+	return b, nil
+}
+
+// next calls produce until a batch has rows left after q (or produce
+// ends or fails), so that a scan never returns an empty batch.
+func (q *qual) next(produce func() (arrow.RecordBatch, error)) (arrow.RecordBatch, error) {
+	for {
+		b, err := produce()
+		if err != nil || q == nil {
+			return b, err
+		}
+		if b, err = q.apply(b); err != nil || b != nil {
+			return b, err
+		}
+	}
+}
+
+// applyFilter returns the rows of b that pass the filter (nil if none);
+// it takes over b.
+func (q *qual) applyFilter(b arrow.RecordBatch) (arrow.RecordBatch, error) {
+	mask, err := q.filter.eval(b)
+	if err != nil {
+		b.Release()
+		return nil, err
+	}
+	sel, all := selection(mask.(*array.Boolean))
+	mask.Release()
+	if q.removed != nil && !all {
+		*q.removed += b.NumRows() - int64(len(sel))
+	}
+	if all {
+		return b, nil
+	}
+	if len(sel) == 0 {
+		b.Release()
+		return nil, nil
+	}
+	out := takeBatch(b, sel)
+	b.Release()
+	return out, nil
+}
+
+// filterProject applies the qual of a node that does not apply its own.
+type filterProject struct {
+	child Operator
+	qual  *qual
+}
+
+func (fp *filterProject) Open(ctx context.Context) error { return fp.child.Open(ctx) }
+func (fp *filterProject) Close() error                   { return fp.child.Close() }
+
+func (fp *filterProject) Next(ctx context.Context) (arrow.RecordBatch, error) {
+	return fp.qual.next(func() (arrow.RecordBatch, error) { return fp.child.Next(ctx) })
+}
