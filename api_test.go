@@ -1059,3 +1059,37 @@ func TestClosedSession(t *testing.T) {
 		t.Error("Exec on a closed session succeeded")
 	}
 }
+
+// TestNoticeHandlerOption: WithNoticeHandler reaches every session,
+// SetNoticeHandler overrides it for one.
+func TestNoticeHandlerOption(t *testing.T) {
+	var got []string
+	db, err := pgfed.Open(pgfed.WithNoticeHandler(func(n *pgfed.Notice) { got = append(got, n.Message) }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx := context.Background()
+	if _, err := db.Exec(ctx, "DROP TABLE IF EXISTS nope"); err != nil {
+		t.Fatal(err)
+	}
+	s := db.NewSession()
+	if _, err := s.Exec(ctx, "DROP TABLE IF EXISTS nope2"); err != nil {
+		t.Fatal(err)
+	}
+	var own []string
+	s.SetNoticeHandler(func(n *pgfed.Notice) { own = append(own, n.Message) })
+	if _, err := s.Exec(ctx, "DROP TABLE IF EXISTS nope3"); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{`table "nope" does not exist, skipping`, `table "nope2" does not exist, skipping`}
+	if !reflect.DeepEqual(got, want) || len(own) != 1 || own[0] != `table "nope3" does not exist, skipping` {
+		t.Errorf("engine handler got %q, session handler %q", got, own)
+	}
+	if pgfed.ErrorCode(nil) != "" {
+		t.Error("ErrorCode(nil) is not empty")
+	}
+	if _, err := s.Exec(ctx, "SELECT 1/0"); pgfed.ErrorCode(err) != "22012" {
+		t.Errorf("ErrorCode: %q", pgfed.ErrorCode(err))
+	}
+}

@@ -2,69 +2,52 @@ package pgfed
 
 import (
 	"context"
-	"sync"
-	"sync/atomic"
 
-	"github.com/pgfed/pgfed/executor"
-	"github.com/pgfed/pgfed/storage"
+	"github.com/pgfed/pgfed/engine"
 )
 
 // Option configures Open.
-type Option func(*config)
+type Option func(*engine.Config)
 
-type config struct{}
+// WithMaxWorkerProcesses bounds the parallel query workers running at
+// once in all sessions (PostgreSQL's max_worker_processes; each session's
+// max_parallel_workers bounds its own). 0, the default, leaves only the
+// sessions' bounds.
+func WithMaxWorkerProcesses(n int) Option {
+	return func(c *engine.Config) { c.MaxWorkerProcesses = n }
+}
+
+// WithNoticeHandler sets the NOTICE handler of every session (the default
+// one included); Session.SetNoticeHandler overrides it per session.
+func WithNoticeHandler(fn func(*Notice)) Option {
+	return func(c *engine.Config) { c.Notice = fn }
+}
 
 // DB is an embedded pgfed engine: a catalog of tables shared by sessions.
 type DB struct {
-	catalog *storage.Catalog
-
-	mu       sync.Mutex
-	sessions map[*Session]struct{}
-	def      *Session
-	closed   atomic.Bool
-
-	// workers counts the parallel workers running in all sessions, which
-	// max_parallel_workers bounds.
-	workers executor.WorkerPool
+	e   *engine.Engine
+	def *Session
 }
 
 // Open opens an in-memory engine.
 func Open(opts ...Option) (*DB, error) {
-	var c config
+	var c engine.Config
 	for _, o := range opts {
 		o(&c)
 	}
-	db := &DB{catalog: storage.NewCatalog(), sessions: map[*Session]struct{}{}}
+	db := &DB{e: engine.New(c)}
 	db.def = db.NewSession()
 	return db, nil
 }
 
 // Close releases the engine, its sessions and all table data.
 func (db *DB) Close() error {
-	if db.closed.Swap(true) {
-		return nil
-	}
-	db.mu.Lock()
-	ss := make([]*Session, 0, len(db.sessions))
-	for s := range db.sessions {
-		ss = append(ss, s)
-	}
-	db.mu.Unlock()
-	for _, s := range ss {
-		s.Close()
-	}
-	db.catalog.Close()
+	db.e.Close()
 	return nil
 }
 
 // NewSession opens a session with its own settings (SET), like a connection.
-func (db *DB) NewSession() *Session {
-	s := &Session{db: db, settings: newSettings()}
-	db.mu.Lock()
-	db.sessions[s] = struct{}{}
-	db.mu.Unlock()
-	return s
-}
+func (db *DB) NewSession() *Session { return &Session{s: db.e.NewSession()} }
 
 // Exec runs every statement in sql on the default session.
 func (db *DB) Exec(ctx context.Context, sql string) (string, error) { return db.def.Exec(ctx, sql) }
@@ -77,4 +60,4 @@ func (db *DB) Session() *Session { return db.def }
 
 // ParallelWorkersRunning is the number of parallel query workers running
 // now in all sessions (at most max_parallel_workers are started).
-func (db *DB) ParallelWorkersRunning() int { return db.workers.Running() }
+func (db *DB) ParallelWorkersRunning() int { return db.e.ParallelWorkersRunning() }

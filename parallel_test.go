@@ -192,6 +192,23 @@ func TestParallelWorkerLimit(t *testing.T) {
 	}
 }
 
+// TestMaxWorkerProcesses: the Open option bounds the workers of all the
+// engine's sessions together, below each session's max_parallel_workers.
+func TestMaxWorkerProcesses(t *testing.T) {
+	db, err := pgfed.Open(pgfed.WithMaxWorkerProcesses(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	s := db.NewSession()
+	parallelTable(t, s, 10000, 4)
+	forceParallel(t, s, 2, false)
+	plan := strings.Join(queryRows(t, s, "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT count(*) FROM t"), "\n")
+	if !strings.Contains(plan, "Workers Planned: 2") || !strings.Contains(plan, "Workers Launched: 1") {
+		t.Errorf("with max_worker_processes 1:\n%s", plan)
+	}
+}
+
 // TestParallelExplainAnalyze: with VERBOSE each worker's share is shown,
 // and the node's rows are the sum of the participants'; JSON carries the
 // same as "Workers".

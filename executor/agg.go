@@ -221,7 +221,7 @@ func (a *aggOp) assignGroups(b arrow.RecordBatch) ([]int32, error) {
 	for r := 0; r < n; r++ {
 		buf := a.keyBuf[:0]
 		for k, arr := range keys {
-			buf = encodeKey(buf, a.plan.GroupKeys[k].Type(), DatumAt(arr, a.plan.GroupKeys[k].Type(), r))
+			buf = encodeKey(buf, a.plan.GroupKeys[k].Type(), types.DatumAt(arr, a.plan.GroupKeys[k].Type(), r))
 		}
 		a.keyBuf = buf
 		g, ok := a.strKeys[string(buf)]
@@ -231,7 +231,7 @@ func (a *aggOp) assignGroups(b arrow.RecordBatch) ([]int32, error) {
 			a.strKeys[string(buf)] = g
 			kv := make([]any, len(keys))
 			for k, arr := range keys {
-				kv[k] = DatumAt(arr, a.plan.GroupKeys[k].Type(), r)
+				kv[k] = types.DatumAt(arr, a.plan.GroupKeys[k].Type(), r)
 			}
 			a.keyVals = append(a.keyVals, kv)
 		}
@@ -263,7 +263,7 @@ func assignIntGroups[T int16 | int32 | int64](a *aggOp, arr arrow.Array, vals []
 	add := func() int32 {
 		g := int32(a.ngroups)
 		a.ngroups++
-		a.keyVals = append(a.keyVals, []any{DatumAt(arr, t, row)})
+		a.keyVals = append(a.keyVals, []any{types.DatumAt(arr, t, row)})
 		return g
 	}
 	table := a.intKeys

@@ -82,8 +82,8 @@ type avgCombineState struct {
 func (s *avgCombineState) update(groups []int32, nrows, ngroups int, args []arrow.Array) error {
 	s.sums, s.fsums, s.counts = grow(s.sums, ngroups), grow(s.fsums, ngroups), grow(s.counts, ngroups)
 	for i := 0; i < nrows; i++ {
-		sum := DatumAt(args[0], s.sumT, i)
-		cnt := DatumAt(args[1], types.Int8T, i)
+		sum := types.DatumAt(args[0], s.sumT, i)
+		cnt := types.DatumAt(args[1], types.Int8T, i)
 		if sum == nil || cnt == nil {
 			continue
 		}
@@ -161,7 +161,7 @@ func (s *orderedState) update(groups []int32, nrows, ngroups int, args []arrow.A
 	for i := 0; i < nrows; i++ {
 		vals := make([]any, len(args))
 		for c, a := range args {
-			vals[c] = DatumAt(a, s.types[c], i)
+			vals[c] = types.DatumAt(a, s.types[c], i)
 		}
 		s.rows = append(s.rows, orderedRow{group: groupOf(groups, i), vals: vals})
 	}
@@ -485,7 +485,7 @@ type numericSumState struct {
 func (s *numericSumState) update(groups []int32, nrows, ngroups int, args []arrow.Array) error {
 	s.sums, s.counts = grow(s.sums, ngroups), grow(s.counts, ngroups)
 	for i := 0; i < nrows; i++ {
-		d := DatumAt(args[0], types.NumericT, i)
+		d := types.DatumAt(args[0], types.NumericT, i)
 		if d == nil {
 			continue
 		}
@@ -554,7 +554,7 @@ func (s *minMaxState) update(groups []int32, nrows, ngroups int, args []arrow.Ar
 		return nil
 	}
 	for i := 0; i < nrows; i++ {
-		d := DatumAt(args[0], s.t, i)
+		d := types.DatumAt(args[0], s.t, i)
 		if d == nil {
 			continue
 		}
@@ -678,7 +678,7 @@ func (s *distinctState) update(groups []int32, nrows, ngroups int, args []arrow.
 		g := groupOf(groups, i)
 		buf := append(s.buf[:0], byte(g), byte(g>>8), byte(g>>16), byte(g>>24))
 		for c, a := range args {
-			buf = encodeKey(buf, s.types[c], DatumAt(a, s.types[c], i))
+			buf = encodeKey(buf, s.types[c], types.DatumAt(a, s.types[c], i))
 		}
 		s.buf = buf
 		if _, dup := s.seen[string(buf)]; dup {

@@ -196,7 +196,7 @@ func EvalConst(e nodes.Expr, ec *ExecContext) (any, error) {
 		return nil, err
 	}
 	defer arr.Release()
-	return DatumAt(arr, e.Type(), 0), nil
+	return types.DatumAt(arr, e.Type(), 0), nil
 }
 
 var emptySchema = arrow.NewSchema(nil, nil)
@@ -383,7 +383,7 @@ func (e *coalesceEval) eval(b arrow.RecordBatch) (arrow.Array, error) {
 		}
 		next := open[:0]
 		for k, i := range open {
-			d := DatumAt(arr, e.t, k)
+			d := types.DatumAt(arr, e.t, k)
 			if d == nil {
 				next = append(next, i)
 			} else {
@@ -458,7 +458,7 @@ func (c *caseEval) eval(b arrow.RecordBatch) (arrow.Array, error) {
 		}
 		defer arr.Release()
 		for k, i := range rows {
-			out[i] = DatumAt(arr, c.t, k)
+			out[i] = types.DatumAt(arr, c.t, k)
 		}
 		return nil
 	}
@@ -540,7 +540,7 @@ func (r *rowwiseEval) eval(b arrow.RecordBatch) (arrow.Array, error) {
 rows:
 	for i := 0; i < n; i++ {
 		for k, a := range arrs {
-			vals[k] = DatumAt(a, r.types[k], i)
+			vals[k] = types.DatumAt(a, r.types[k], i)
 			if vals[k] == nil && r.strict {
 				bld.AppendNull()
 				continue rows

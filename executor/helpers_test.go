@@ -18,6 +18,7 @@ import (
 	"github.com/pgfed/pgfed/pgerr"
 	"github.com/pgfed/pgfed/storage"
 	"github.com/pgfed/pgfed/types"
+	"github.com/pgfed/pgfed/xact"
 )
 
 // testTimeout bounds tests that could hang if a node pulled a child it
@@ -124,7 +125,29 @@ func buildWithFakes(t *testing.T, p nodes.Plan, ec *ExecContext, fakes map[*node
 // buildOver builds plan p (whose only leaf is the stub s) over fake.
 func buildOver(t *testing.T, p nodes.Plan, s *nodes.Result, fake Operator) Operator {
 	t.Helper()
-	return buildWithFakes(t, p, &ExecContext{}, map[*nodes.Result]Operator{s: fake})
+	return buildWithFakes(t, p, writeContext(t), map[*nodes.Result]Operator{s: fake})
+}
+
+// writeContext returns an ExecContext with a write set for ModifyTable;
+// what the test's statements wrote is dropped when the test ends, unless
+// endWrites commits it first.
+func writeContext(t *testing.T) *ExecContext {
+	ec := &ExecContext{Writes: storage.NewWriteSet()}
+	t.Cleanup(func() { endWrites(t, ec, false) })
+	return ec
+}
+
+// endWrites ends the transaction of ec's write set: commit publishes its
+// writes, abort releases them.
+func endWrites(t *testing.T, ec *ExecContext, commit bool) {
+	t.Helper()
+	ev := xact.Abort
+	if commit {
+		ev = xact.Commit
+	}
+	if err := ec.Writes.OnXact(context.Background(), ev); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // newTable makes a table t(a int8, b int8) holding batches.

@@ -127,7 +127,8 @@ func TestInstrumentationCounts(t *testing.T) {
 			tbl := leakTable(memory.DefaultAllocator)
 			p := tt.plan(tbl)
 			n := nodes.Number(p.root)
-			ec := &ExecContext{Stats: instrument.NewStats(n, true), BatchSize: 4}
+			ec := writeContext(t)
+			ec.Stats, ec.BatchSize = instrument.NewStats(n, true), 4
 			root, err := Build(p.root, ec)
 			if err != nil {
 				t.Fatal(err)

@@ -208,13 +208,15 @@ func TestPlansReleaseEverything(t *testing.T) {
 			data := memory.NewCheckedAllocator(memory.NewGoAllocator())
 			exec := checkedAlloc(t)
 			tbl := leakTable(data)
-			ec := &ExecContext{BatchSize: 2}
+			ec := writeContext(t)
+			ec.BatchSize = 2
 			op, err := Build(tt.plan(tbl), ec)
 			if err != nil {
 				t.Fatal(err)
 			}
 			rows, err := drainN(context.Background(), op, tt.stopAfter)
 			ec.Release()
+			endWrites(t, ec, false)
 			if tt.wantCode != "" {
 				if got := pgerr.Code(err); got != tt.wantCode {
 					t.Fatalf("error = %v (%s), want SQLSTATE %s", err, got, tt.wantCode)
@@ -315,11 +317,13 @@ func TestFailedUpdateReleasesSnapshot(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			data := memory.NewCheckedAllocator(memory.NewGoAllocator())
 			tbl := leakTable(data)
-			op, err := Build(tt.mt(tbl), &ExecContext{})
+			ec := writeContext(t)
+			op, err := Build(tt.mt(tbl), ec)
 			if err != nil {
 				t.Fatal(err)
 			}
 			_, err = drainN(tt.ctx(), op, 0)
+			endWrites(t, ec, false) // the statement failed: its transaction aborts
 			if got := pgerr.Code(err); got != tt.code {
 				t.Fatalf("error = %v, want SQLSTATE %s", err, tt.code)
 			}

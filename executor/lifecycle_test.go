@@ -152,7 +152,8 @@ func TestLifecycleMatrix(t *testing.T) {
 				sc.script(fake, mem)
 				s := stub(field("a", types.Int8T))
 				plan := node.plan(s)
-				root := buildOver(t, plan, s, fake)
+				ec := writeContext(t)
+				root := buildWithFakes(t, plan, ec, map[*nodes.Result]Operator{s: fake})
 
 				if sc.noOpen {
 					if err := root.Close(); err != nil {
@@ -172,9 +173,7 @@ func TestLifecycleMatrix(t *testing.T) {
 				}
 				wantLog(t, log, sc.wantLog...)
 				wantNoViolations(t, fake)
-				if m, ok := plan.(*nodes.ModifyTable); ok {
-					m.Table.Replace(nil) // drop the inserted rows
-				}
+				endWrites(t, ec, false) // drop the inserted rows
 				mem.AssertSize(t, 0)
 			})
 		}
@@ -653,7 +652,7 @@ func TestInsertIsAllOrNothing(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	errNext := pgerr.New(pgerr.IOError, "source failed")
 	tbl := storage.NewTable("public", "t", []storage.Column{{Name: "a", Type: types.Int8T}})
-	ec := &ExecContext{}
+	ec := writeContext(t)
 	fake := exectest.New(nil, "c",
 		exectest.Step{Batch: exectest.NewBatch(mem, exectest.Int64s("a", 1, 2))},
 		exectest.Step{Err: errNext},
@@ -663,6 +662,7 @@ func TestInsertIsAllOrNothing(t *testing.T) {
 	if _, err := run(t, root); !errors.Is(err, errNext) {
 		t.Fatalf("error = %v, want %v", err, errNext)
 	}
+	endWrites(t, ec, false) // the statement failed: its transaction aborts
 	if n := tbl.Rows(); n != 0 {
 		t.Errorf("table has %d rows after a failed INSERT, want 0", n)
 	}

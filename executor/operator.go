@@ -9,6 +9,7 @@ import (
 	"github.com/pgfed/pgfed/instrument"
 	"github.com/pgfed/pgfed/nodes"
 	"github.com/pgfed/pgfed/pgerr"
+	"github.com/pgfed/pgfed/storage"
 )
 
 // Operator is the runtime form of a plan node. See the package doc for
@@ -36,6 +37,10 @@ type ExecContext struct {
 	// Remote gives foreign scans their connections (nil: no foreign
 	// tables in this statement's session).
 	Remote RemoteConnector
+
+	// Writes is the transaction's write set, where INSERT, UPDATE and
+	// DELETE put their changes; it publishes them at commit.
+	Writes *storage.WriteSet
 
 	// Workers is the database's pool of parallel workers and
 	// MaxParallelWorkers the session's max_parallel_workers: a Gather

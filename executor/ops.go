@@ -316,7 +316,7 @@ func compareKernel(op string, t types.T) func(l, r arrow.Array) (arrow.Array, er
 	}
 	return func(l, r arrow.Array) (arrow.Array, error) {
 		return compareLoop(l, r, func(i int) int {
-			return types.Compare(t, DatumAt(l, t, i), DatumAt(r, t, i))
+			return types.Compare(t, types.DatumAt(l, t, i), types.DatumAt(r, t, i))
 		}, want), nil
 	}
 }

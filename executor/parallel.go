@@ -44,11 +44,21 @@ import (
 // sessions of a database (max_parallel_workers); the zero value is ready.
 type WorkerPool struct {
 	running atomic.Int64
+	// max bounds the workers of all sessions (max_worker_processes); 0:
+	// only each Gather's limit applies.
+	max int
 }
 
-// reserve takes up to want workers while fewer than limit run, and
-// returns how many it got.
+// SetLimit bounds the workers running at once in every session that
+// shares the pool (0: no bound of the pool's own). Call it before use.
+func (p *WorkerPool) SetLimit(n int) { p.max = n }
+
+// reserve takes up to want workers while fewer than limit (and the
+// pool's own bound) run, and returns how many it got.
 func (p *WorkerPool) reserve(want, limit int) int {
+	if p.max > 0 {
+		limit = min(limit, p.max)
+	}
 	for {
 		cur := p.running.Load()
 		n := min(int64(want), int64(limit)-cur)

@@ -49,7 +49,7 @@ func TestLeafLifecycle(t *testing.T) {
 	for _, leaf := range leaves {
 		t.Run(leaf.name, func(t *testing.T) {
 			ctx := context.Background()
-			op, err := Build(leaf.plan, &ExecContext{})
+			op, err := Build(leaf.plan, writeContext(t))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -57,7 +57,7 @@ func TestLeafLifecycle(t *testing.T) {
 				t.Fatalf("Close without Open: %v", err)
 			}
 
-			op, err = Build(leaf.plan, &ExecContext{})
+			op, err = Build(leaf.plan, writeContext(t))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -68,7 +68,8 @@ func TestLeafLifecycle(t *testing.T) {
 				t.Fatalf("Close without Next: %v", err)
 			}
 
-			op, err = Build(leaf.plan, &ExecContext{})
+			ec := writeContext(t)
+			op, err = Build(leaf.plan, ec)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -76,6 +77,7 @@ func TestLeafLifecycle(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			endWrites(t, ec, true)
 			if len(rows) != leaf.rows {
 				t.Errorf("got %d rows, want %d", len(rows), leaf.rows)
 			}

@@ -477,7 +477,7 @@ func sourceComparator(src []arrow.Array, k nodes.SortKey) func(a, b topEntry) in
 		}
 	default:
 		cmp = func(a, b topEntry) int {
-			return types.Compare(t, DatumAt(src[a.src], t, int(a.row)), DatumAt(src[b.src], t, int(b.row)))
+			return types.Compare(t, types.DatumAt(src[a.src], t, int(a.row)), types.DatumAt(src[b.src], t, int(b.row)))
 		}
 	}
 	desc, nullsFirst := k.Desc, k.NullsFirst

@@ -47,7 +47,7 @@ func (u *uniqueOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
 		for r := 0; r < int(b.NumRows()); r++ {
 			key := u.buf[:0]
 			for i, k := range u.plan.Keys {
-				key = encodeKey(key, u.types[i], DatumAt(b.Column(k), u.types[i], r))
+				key = encodeKey(key, u.types[i], types.DatumAt(b.Column(k), u.types[i], r))
 			}
 			u.buf = key
 			if u.last != nil && string(key) == string(u.last) {

@@ -18,43 +18,6 @@ import (
 // alloc is the allocator of every array the executor builds.
 var alloc = memory.DefaultAllocator
 
-// DatumAt returns row i of arr (of SQL type t) as a datum (nil for NULL).
-func DatumAt(arr arrow.Array, t types.T, i int) any {
-	if arr.IsNull(i) {
-		return nil
-	}
-	switch a := arr.(type) {
-	case *array.Int64:
-		return a.Value(i)
-	case *array.Int32:
-		return int64(a.Value(i))
-	case *array.Int16:
-		return int64(a.Value(i))
-	case *array.Float64:
-		return a.Value(i)
-	case *array.Float32:
-		return float64(a.Value(i))
-	case *array.Boolean:
-		return a.Value(i)
-	case *array.String:
-		if t.ID == types.Numeric {
-			d, err := types.NumericFromString(a.Value(i))
-			if err != nil {
-				panic(err)
-			}
-			return d
-		}
-		return a.Value(i)
-	case *array.Date32:
-		return int32(a.Value(i))
-	case *array.Timestamp:
-		return int64(a.Value(i))
-	case *array.Null:
-		return nil
-	}
-	panic(fmt.Sprintf("executor: unsupported array %T", arr))
-}
-
 // newBuilder returns a builder for arrays of SQL type t.
 func newBuilder(t types.T) array.Builder {
 	return array.NewBuilder(alloc, t.ArrowType())

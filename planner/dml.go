@@ -245,7 +245,7 @@ func tableFields(t *storage.Table) []nodes.Field {
 func RefuseForeignWrite(t *storage.Table, what string) error { return refuseForeignWrite(t, what) }
 
 func refuseForeignWrite(t *storage.Table, what string) error {
-	for _, l := range leaves(t) {
+	for _, l := range t.Leaves() {
 		if l.Kind == storage.KindForeign {
 			return pgerr.NotSupported(what + " foreign table " + strconvQuote(l.Name))
 		}
@@ -254,18 +254,6 @@ func refuseForeignWrite(t *storage.Table, what string) error {
 }
 
 func strconvQuote(s string) string { return `"` + s + `"` }
-
-// leaves returns the tables that hold t's rows.
-func leaves(t *storage.Table) []*storage.Table {
-	if t.Kind != storage.KindPartitioned {
-		return []*storage.Table{t}
-	}
-	var out []*storage.Table
-	for _, p := range t.Partitions() {
-		out = append(out, leaves(p)...)
-	}
-	return out
-}
 
 // fullRowScope is a scope over all columns of t, in table order (the rows
 // UPDATE and DELETE evaluate their expressions on).
@@ -294,7 +282,7 @@ func (pc *planCtx) planUpdate(s *pg.UpdateStmt) (*Query, error) {
 		alias = s.Relation.Alias.Aliasname
 	}
 	sc := fullRowScope(t, alias)
-	m := &nodes.ModifyTable{Op: nodes.Update, Table: t, Leaves: leaves(t)}
+	m := &nodes.ModifyTable{Op: nodes.Update, Table: t, Leaves: t.Leaves()}
 	ec := &exprCtx{p: pc, scope: sc, clause: "UPDATE"}
 	for _, n := range s.TargetList {
 		rt := n.GetResTarget()
@@ -352,7 +340,7 @@ func (pc *planCtx) planDelete(s *pg.DeleteStmt) (*Query, error) {
 		alias = s.Relation.Alias.Aliasname
 	}
 	sc := fullRowScope(t, alias)
-	m := &nodes.ModifyTable{Op: nodes.Delete, Table: t, Leaves: leaves(t)}
+	m := &nodes.ModifyTable{Op: nodes.Delete, Table: t, Leaves: t.Leaves()}
 	if m.Where, err = pc.modifyWhere(s.WhereClause, sc); err != nil {
 		return nil, err
 	}

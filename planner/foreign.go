@@ -4,9 +4,6 @@ package planner
 // shipped to the remote server, and the remote SQL that does it.
 
 import (
-	"strconv"
-	"strings"
-
 	"github.com/pgfed/pgfed/nodes"
 	"github.com/pgfed/pgfed/pgerr"
 	"github.com/pgfed/pgfed/remote"
@@ -18,7 +15,7 @@ import (
 // (the pgfed.pushdown setting; off keeps everything local, for testing
 // that both give the same results).
 func (pc *planCtx) pushdown() bool {
-	return pc.Setting == nil || pc.Setting("pgfed.pushdown") != "off"
+	return pc.settings().Bool("pgfed.pushdown")
 }
 
 // foreignScan plans the scan of foreign table t reading table columns
@@ -33,20 +30,16 @@ func (pc *planCtx) foreignScan(t *storage.Table, alias string, cols []int, filte
 		return nil, pgerr.New(pgerr.UndefinedObject, "user mapping not found for %q", pc.User)
 	}
 	fs := &nodes.ForeignScan{Table: t, Alias: alias, Columns: cols, Server: srv.Name, MappingKey: srv.Name + "/" + m.User}
-	fs.FetchSize = fetchSize(srv, t)
-	fs.AsyncCapable = boolOption(srv.Options["async_capable"])
-	fs.AsyncConnections = 1
-	if n, err := strconv.Atoi(srv.Options["async_connections"]); err == nil && n > 0 {
-		fs.AsyncConnections = n
-	}
-	if v, ok := t.Foreign.Options["async_capable"]; ok {
-		fs.AsyncCapable = boolOption(v)
-	}
-	fs.FDWStartupCost, fs.FDWTupleCost = 100, 0.01 // PostgreSQL 15's defaults
-	if v, err := strconv.ParseFloat(srv.Options["fdw_startup_cost"], 64); err == nil {
+	// Table options win over server options; the defaults are
+	// postgres_fdw's. The validator accepted every value.
+	fs.FetchSize = int(intOption(100, t.Foreign.Options["fetch_size"], srv.Options["fetch_size"]))
+	fs.AsyncCapable, _ = remote.ParseBool(firstSet(t.Foreign.Options["async_capable"], srv.Options["async_capable"], "false"))
+	fs.AsyncConnections = int(intOption(1, srv.Options["async_connections"]))
+	fs.FDWStartupCost, fs.FDWTupleCost = 100, 0.01
+	if v, ok := remote.ParseReal(srv.Options["fdw_startup_cost"]); ok {
 		fs.FDWStartupCost = v
 	}
-	if v, err := strconv.ParseFloat(srv.Options["fdw_tuple_cost"], 64); err == nil {
+	if v, ok := remote.ParseReal(srv.Options["fdw_tuple_cost"]); ok {
 		fs.FDWTupleCost = v
 	}
 	for _, c := range cols {
@@ -131,19 +124,11 @@ func fetchOnlyNeeded(fs *nodes.ForeignScan) {
 	fs.CondsOnTable = true
 }
 
-func boolOption(v string) bool {
-	switch strings.ToLower(v) {
-	case "true", "on", "yes", "1", "t":
-		return true
-	}
-	return false
-}
-
 // markAsync makes the async-capable foreign scans that are direct children
 // of an Append with several children async (enable_async_append), as
 // PostgreSQL's planner does.
 func (pc *planCtx) markAsync(p nodes.Plan) {
-	if pc.Setting != nil && pc.Setting("enable_async_append") == "off" {
+	if !pc.settings().Bool("enable_async_append") {
 		return
 	}
 	nodes.Walk(p, func(q nodes.Plan) {
@@ -163,15 +148,25 @@ func (pc *planCtx) markAsync(p nodes.Plan) {
 	})
 }
 
-func fetchSize(srv *storage.Server, t *storage.Table) int {
-	for _, opts := range []map[string]string{t.Foreign.Options, srv.Options} {
-		if v, ok := opts["fetch_size"]; ok {
-			if n, err := strconv.Atoi(v); err == nil && n > 0 {
-				return n
-			}
+// intOption returns the first of vals that is a positive integer (an
+// option given), else def.
+func intOption(def int64, vals ...string) int64 {
+	for _, v := range vals {
+		if n, ok := remote.ParseInt(v); ok && n > 0 {
+			return n
 		}
 	}
-	return 100
+	return def
+}
+
+// firstSet returns the first non-empty value.
+func firstSet(vals ...string) string {
+	for _, v := range vals {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
 }
 
 func conjuncts(e nodes.Expr) []nodes.Expr {

@@ -31,7 +31,6 @@ package planner
 
 import (
 	"math"
-	"strconv"
 
 	"github.com/pgfed/pgfed/nodes"
 )
@@ -52,25 +51,15 @@ type parallelParams struct {
 const maxGatherWorkers = 64
 
 func (pc *planCtx) parallelParams() parallelParams {
-	get := func(name, def string) string {
-		if pc.Setting == nil {
-			return def
-		}
-		if v := pc.Setting(name); v != "" {
-			return v
-		}
-		return def
-	}
-	atof := func(s string) float64 { f, _ := strconv.ParseFloat(s, 64); return f }
-	w, _ := strconv.Atoi(get("max_parallel_workers_per_gather", "2"))
+	set := pc.settings()
 	return parallelParams{
-		maxWorkers:  min(w, maxGatherWorkers),
-		leader:      get("parallel_leader_participation", "on") == "on",
-		setupCost:   atof(get("parallel_setup_cost", "1000")),
-		tupleCost:   atof(get("parallel_tuple_cost", "0.1")),
-		minScanKB:   atof(get("min_parallel_table_scan_size", "8192")),
-		debug:       get("debug_parallel_query", "off"),
-		enableAppnd: get("enable_parallel_append", "on") == "on",
+		maxWorkers:  min(int(set.Int("max_parallel_workers_per_gather")), maxGatherWorkers),
+		leader:      set.Bool("parallel_leader_participation"),
+		setupCost:   set.Real("parallel_setup_cost"),
+		tupleCost:   set.Real("parallel_tuple_cost"),
+		minScanKB:   float64(set.Int("min_parallel_table_scan_size")),
+		debug:       set.Get("debug_parallel_query"),
+		enableAppnd: set.Bool("enable_parallel_append"),
 	}
 }
 

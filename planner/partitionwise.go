@@ -14,7 +14,7 @@ import (
 // partitionwiseAgg rewrites agg over an Append of partition scans into
 // Finalize(Append(partials)), or returns nil when it does not apply.
 func (pc *planCtx) partitionwiseAgg(agg *nodes.Agg) nodes.Plan {
-	if pc.Setting == nil || pc.Setting("enable_partitionwise_aggregate") != "on" {
+	if !pc.settings().Bool("enable_partitionwise_aggregate") {
 		return nil
 	}
 	app, ok := agg.Child.(*nodes.Append)

@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
+	"github.com/pgfed/pgfed/guc"
 	"github.com/pgfed/pgfed/nodes"
 	"github.com/pgfed/pgfed/pgerr"
 	"github.com/pgfed/pgfed/storage"
@@ -12,12 +13,22 @@ import (
 
 // Planner plans statements for one session.
 type Planner struct {
-	Catalog    *storage.Catalog
-	SearchPath []string
-	// Setting returns a session setting's value ("on"/"off" for switches).
-	Setting func(name string) string
+	Catalog *storage.Catalog
+	// Settings are the session's settings (nil: every default).
+	Settings *guc.Settings
 	// User is the session's user, whose user mapping foreign scans use.
 	User string
+}
+
+// defaults stands in for a planner without settings.
+var defaults = guc.New()
+
+// settings returns the settings to plan with.
+func (p *Planner) settings() *guc.Settings {
+	if p.Settings == nil {
+		return defaults
+	}
+	return p.Settings
 }
 
 // Query is a planned statement.
@@ -93,7 +104,7 @@ func (pc *planCtx) resolveTable(rv *pg.RangeVar) (*storage.Table, error) {
 	if rv.Schemaname != "" {
 		t = pc.Catalog.Lookup(rv.Schemaname, rv.Relname)
 	} else {
-		t = pc.Catalog.Resolve(pc.SearchPath, rv.Relname)
+		t = pc.Catalog.Resolve(pc.settings().SearchPath(), rv.Relname)
 	}
 	if t == nil {
 		name := rv.Relname

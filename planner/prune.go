@@ -21,7 +21,7 @@ type keyPred struct {
 
 func (pc *planCtx) prunePartitions(t *storage.Table, filter nodes.Expr, cols []int) []*storage.Table {
 	var preds []keyPred
-	if filter != nil && (pc.Setting == nil || pc.Setting("enable_partition_pruning") != "off") {
+	if filter != nil && pc.settings().Bool("enable_partition_pruning") {
 		preds = collectPreds(filter, cols)
 	}
 	var out []*storage.Table

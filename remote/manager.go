@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/pgfed/pgfed/pgerr"
+	"github.com/pgfed/pgfed/xact"
 )
 
 // ConnSpec says how to reach a server as a user.
@@ -271,6 +272,21 @@ func connOnly(opts map[string]string) map[string]string {
 	}
 	return out
 }
+
+// OnXact implements xact.Callback: the remote transactions end with the
+// local one, at PreCommit or Abort. Until pgfed writes to foreign tables,
+// remote work is read-only, so a remote transaction is rolled back at
+// commit too: that also ends cleanly after a cancelled fetch (LIMIT
+// stopping async children early), where COMMIT would fail.
+func (m *Manager) OnXact(ctx context.Context, ev xact.Event) error {
+	switch ev {
+	case xact.PreCommit, xact.Abort:
+		return m.EndStatement(ctx, false)
+	}
+	return nil
+}
+
+var _ xact.Callback = (*Manager)(nil)
 
 // EndStatement commits (commit=true) or aborts the remote transactions
 // opened since the last call, leaving every connection idle and usable.

@@ -38,7 +38,8 @@ const (
 )
 
 type connOption struct {
-	use optionUse
+	name string
+	use  optionUse
 	// userMappingOnly marks the role and its secrets, which postgres_fdw
 	// accepts only in user mappings, never in server options (which every
 	// user can read).
@@ -46,49 +47,62 @@ type connOption struct {
 	harmless        []string
 }
 
-// connOptions are libpq's connection keywords as postgres_fdw accepts
-// them (PostgreSQL 15's, plus later ones pgx implements), without the
-// ones postgres_fdw overrides (client_encoding, fallback_application_name)
-// or hides (the debug option replication).
-var connOptions = map[string]connOption{
-	"host":                     {use: useParser},
-	"hostaddr":                 {use: useHere},
-	"port":                     {use: useParser},
-	"dbname":                   {use: useParser},
-	"user":                     {use: useParser, userMappingOnly: true},
-	"password":                 {use: useHere, userMappingOnly: true},
-	"passfile":                 {use: useParser},
-	"service":                  {use: useParser},
-	"connect_timeout":          {use: useParser},
-	"options":                  {use: useParser},
-	"application_name":         {use: useParser},
-	"target_session_attrs":     {use: useParser},
-	"channel_binding":          {use: useParser},
-	"require_auth":             {use: useParser},
-	"krbsrvname":               {use: useParser},
-	"sslmode":                  {use: useParser},
-	"sslcert":                  {use: useParser},
-	"sslkey":                   {use: useParser},
-	"sslpassword":              {use: useHere, userMappingOnly: true},
-	"sslrootcert":              {use: useParser},
-	"sslsni":                   {use: useParser},
-	"sslcertmode":              {use: useParser},
-	"sslnegotiation":           {use: useParser},
-	"ssl_min_protocol_version": {use: useHere},
-	"ssl_max_protocol_version": {use: useHere},
-	"keepalives":               {use: useHere},
-	"keepalives_idle":          {use: useHere},
-	"keepalives_interval":      {use: useHere},
-	"keepalives_count":         {use: useHere},
-	"sslcompression":           {use: useIgnored},
-	"gsslib":                   {use: useIgnored},
-	"tcp_user_timeout":         {use: useUnsupported, harmless: []string{"0"}},
-	"gssencmode":               {use: useUnsupported, harmless: []string{"disable", "prefer"}},
-	"load_balance_hosts":       {use: useUnsupported, harmless: []string{"disable"}},
-	"sslcrl":                   {use: useUnsupported, harmless: []string{""}},
-	"sslcrldir":                {use: useUnsupported, harmless: []string{""}},
-	"requirepeer":              {use: useUnsupported, harmless: []string{""}},
+// libpqOptions are libpq's connection keywords as postgres_fdw accepts
+// them, in libpq's order (which postgres_fdw's hints list): PostgreSQL
+// 15's, then later ones pgx implements; without the ones postgres_fdw
+// overrides (client_encoding, fallback_application_name) or hides (the
+// debug option replication). This list is the connection code's own: it
+// says how connConfig uses each, and ValidateOption accepts exactly these.
+var libpqOptions = []connOption{
+	{name: "service", use: useParser},
+	{name: "passfile", use: useParser},
+	{name: "channel_binding", use: useParser},
+	{name: "connect_timeout", use: useParser},
+	{name: "dbname", use: useParser},
+	{name: "host", use: useParser},
+	{name: "hostaddr", use: useHere},
+	{name: "port", use: useParser},
+	{name: "options", use: useParser},
+	{name: "application_name", use: useParser},
+	{name: "keepalives", use: useHere},
+	{name: "keepalives_idle", use: useHere},
+	{name: "keepalives_interval", use: useHere},
+	{name: "keepalives_count", use: useHere},
+	{name: "tcp_user_timeout", use: useUnsupported, harmless: []string{"0"}},
+	{name: "sslmode", use: useParser},
+	{name: "sslcompression", use: useIgnored},
+	{name: "sslcert", use: useParser},
+	{name: "sslkey", use: useParser},
+	{name: "sslrootcert", use: useParser},
+	{name: "sslcrl", use: useUnsupported, harmless: []string{""}},
+	{name: "sslcrldir", use: useUnsupported, harmless: []string{""}},
+	{name: "sslsni", use: useParser},
+	{name: "requirepeer", use: useUnsupported, harmless: []string{""}},
+	{name: "ssl_min_protocol_version", use: useHere},
+	{name: "ssl_max_protocol_version", use: useHere},
+	{name: "gssencmode", use: useUnsupported, harmless: []string{"disable", "prefer"}},
+	{name: "krbsrvname", use: useParser},
+	{name: "gsslib", use: useIgnored},
+	{name: "target_session_attrs", use: useParser},
+	// Later libpq versions'.
+	{name: "require_auth", use: useParser},
+	{name: "sslcertmode", use: useParser},
+	{name: "sslnegotiation", use: useParser},
+	{name: "load_balance_hosts", use: useUnsupported, harmless: []string{"disable"}},
+	// The role and its secrets: user mappings only.
+	{name: "user", use: useParser, userMappingOnly: true},
+	{name: "password", use: useHere, userMappingOnly: true},
+	{name: "sslpassword", use: useHere, userMappingOnly: true},
 }
+
+// connOptions indexes libpqOptions by name.
+var connOptions = func() map[string]connOption {
+	m := make(map[string]connOption, len(libpqOptions))
+	for _, o := range libpqOptions {
+		m[o.name] = o
+	}
+	return m
+}()
 
 // IsConnOption reports whether name is a libpq connection option, valid
 // in a foreign server's or a user mapping's OPTIONS, as opposed to

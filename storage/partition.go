@@ -128,36 +128,15 @@ func InPartition(p *Table, row []any) bool {
 	return true
 }
 
-// Route returns the partition of t (a partitioned table) that holds a row
-// with the given full row values, descending through sub-partitioning; nil
-// if no partition accepts it.
+// Route returns the leaf partition of t (a partitioned table) that holds
+// a row with the given full row values, descending through
+// sub-partitioning; nil if no partition accepts it. (Statements that route
+// many rows keep a Router.)
 func (t *Table) Route(row []any) *Table {
-	for t.Kind == KindPartitioned {
-		key := make([]any, len(t.PartKey.Columns))
-		for i, c := range t.PartKey.Columns {
-			key[i] = row[c]
-		}
-		ts := t.KeyTypes()
-		var next, def *Table
-		for _, p := range t.Partitions() {
-			if p.Bound.Default {
-				def = p
-				continue
-			}
-			if p.Bound.Accepts(t.PartKey.Strategy, ts, key, func(k []any) uint64 { return HashPartitionKey(ts, k) }) {
-				next = p
-				break
-			}
-		}
-		if next == nil {
-			next = def
-		}
-		if next == nil {
-			return nil
-		}
-		t = next
+	if t.Kind != KindPartitioned {
+		return t
 	}
-	return t
+	return NewRouter(t).Route(row)
 }
 
 // HashPartitionKey computes PostgreSQL's row hash for hash partitioning

@@ -178,6 +178,19 @@ func (t *Table) removePartition(c *Table) {
 	}
 }
 
+// Leaves returns the tables that hold t's rows: its leaf partitions, or
+// t itself when it is not partitioned.
+func (t *Table) Leaves() []*Table {
+	if t.Kind != KindPartitioned {
+		return []*Table{t}
+	}
+	var out []*Table
+	for _, p := range t.Partitions() {
+		out = append(out, p.Leaves()...)
+	}
+	return out
+}
+
 // LockWrites takes the write locks of tables in a canonical order (by
 // qualified name) and returns the function that releases them.
 func LockWrites(tables []*Table) (unlock func()) {

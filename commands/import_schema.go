@@ -1,4 +1,4 @@
-package pgfed
+package commands
 
 // IMPORT FOREIGN SCHEMA: read a remote schema's tables and columns from
 // the remote catalog and create matching foreign tables, as postgres_fdw
@@ -9,7 +9,6 @@ package pgfed
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 	"github.com/pgfed/pgfed/pgerr"
@@ -26,40 +25,37 @@ JOIN pg_catalog.pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.
 WHERE n.nspname = $1 AND c.relkind IN ('r', 'v', 'f', 'm', 'p')
 ORDER BY c.relname, a.attnum`
 
-func (s *Session) importForeignSchema(ctx context.Context, st *pg.ImportForeignSchemaStmt) (rows *Rows, err error) {
-	srv := s.db.catalog.Server(st.ServerName)
+func ImportForeignSchema(ctx context.Context, env *Env, st *pg.ImportForeignSchemaStmt) (*Result, error) {
+	srv := env.Catalog.Server(st.ServerName)
 	if srv == nil {
 		return nil, pgerr.New(pgerr.UndefinedObject, "server %q does not exist", st.ServerName)
 	}
-	if !s.db.catalog.HasSchema(st.LocalSchema) {
+	if !env.Catalog.HasSchema(st.LocalSchema) {
 		return nil, pgerr.New(pgerr.InvalidSchemaName, "schema %q does not exist", st.LocalSchema)
 	}
-	m := s.db.catalog.MappingFor(srv.Name, sessionUser)
+	m := env.Catalog.MappingFor(srv.Name, SessionUser)
 	if m == nil {
-		return nil, pgerr.New(pgerr.UndefinedObject, "user mapping not found for %q", sessionUser)
+		return nil, pgerr.New(pgerr.UndefinedObject, "user mapping not found for %q", SessionUser)
 	}
 	importNotNull := true
 	for _, n := range st.Options {
 		d := n.GetDefElem()
 		switch d.Defname {
 		case "import_not_null":
-			importNotNull = strings.EqualFold(defString(d), "true")
+			v, err := defBool(d)
+			if err != nil {
+				return nil, err
+			}
+			importNotNull = v
 		case "import_default", "import_collate", "import_generated":
 		default:
 			return nil, pgerr.New(pgerr.FDWInvalidOptionName, "invalid option %q", d.Defname)
 		}
 	}
-	ctx, cancel := s.statementContext(ctx)
-	defer cancel()
-	conn, err := s.Conn(ctx, srv.Name, srv.Name+"/"+m.User, 0)
+	conn, err := env.Remote.Conn(ctx, srv.Name, srv.Name+"/"+m.User, 0)
 	if err != nil {
 		return nil, err
 	}
-	defer func() {
-		if eerr := s.endStatement(err == nil); eerr != nil && err == nil {
-			rows, err = nil, eerr
-		}
-	}()
 	exists, err := conn.QueryText(ctx, "SELECT 1 FROM pg_catalog.pg_namespace WHERE nspname = $1", st.RemoteSchema)
 	if err != nil {
 		return nil, err
@@ -105,7 +101,7 @@ func (s *Session) importForeignSchema(ctx context.Context, st *pg.ImportForeignS
 	// Check everything first, so that a failure creates nothing.
 	var created []*storage.Table
 	for _, rel := range order {
-		if s.db.catalog.Lookup(st.LocalSchema, rel) != nil {
+		if env.Catalog.Lookup(st.LocalSchema, rel) != nil {
 			return nil, pgerr.New(pgerr.DuplicateTable, "relation %q already exists", rel)
 		}
 		var cols []storage.Column
@@ -113,7 +109,7 @@ func (s *Session) importForeignSchema(ctx context.Context, st *pg.ImportForeignS
 		for _, c := range tables[rel] {
 			t, ok := importType(c.typ)
 			if !ok {
-				s.noticef(pgerr.SuccessfulCompletion, "column %q of foreign table %q has remote type %s, imported as text", c.name, rel, c.typ)
+				env.noticef(pgerr.SuccessfulCompletion, "column %q of foreign table %q has remote type %s, imported as text", c.name, rel, c.typ)
 				t = types.TextT
 			}
 			cols = append(cols, storage.Column{Name: c.name, Type: t, NotNull: c.notNull && importNotNull})
@@ -125,11 +121,11 @@ func (s *Session) importForeignSchema(ctx context.Context, st *pg.ImportForeignS
 		created = append(created, t)
 	}
 	for _, t := range created {
-		if err := s.db.catalog.AddTable(t); err != nil {
+		if err := env.Catalog.AddTable(t); err != nil {
 			return nil, err
 		}
 	}
-	return tagRows("IMPORT FOREIGN SCHEMA"), nil
+	return tag("IMPORT FOREIGN SCHEMA")
 }
 
 // importType maps a remote format_type() spelling to a pgfed type.

@@ -1,4 +1,4 @@
-package pgfed
+package engine
 
 import (
 	"context"
@@ -19,13 +19,11 @@ func TestPanicBecomesInternalError(t *testing.T) {
 			panic("boom")
 		}
 	}
-	db, err := Open()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	e := New(Config{})
+	defer e.Close()
+	db := e.NewSession()
 	ctx := context.Background()
-	_, err = db.Exec(ctx, "SELECT 'boom'")
+	_, err := db.Exec(ctx, "SELECT 'boom'")
 	if pgerr.Code(err) != pgerr.InternalError || !strings.Contains(err.Error(), "boom") {
 		t.Fatalf("got %v (code %s), want XX000 mentioning the panic", err, pgerr.Code(err))
 	}
@@ -37,7 +35,7 @@ func TestPanicBecomesInternalError(t *testing.T) {
 	if !rows.Next() {
 		t.Fatalf("no row after a recovered panic: %v", rows.Err())
 	}
-	if s, _ := rows.Text(0); s != "2" {
-		t.Fatalf("got %q, want 2", s)
+	if v := rows.Value(0); v != int64(2) {
+		t.Fatalf("got %v, want 2", v)
 	}
 }

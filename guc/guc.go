@@ -1,15 +1,28 @@
-package pgfed
-
-// Session settings (SET / SHOW / RESET) with PostgreSQL's names, value
-// syntax, display format and errors.
+// Package guc holds the settings (PostgreSQL's GUCs) of pgfed: the one
+// list of every setting with its type, default, range and display, and a
+// session's values, with PostgreSQL's names, value syntax, SHOW format and
+// errors.
+//
+// Contract: every setting has exactly one definition here; readers (the
+// planner, the engine, the commands) ask a Settings for a typed value and
+// never keep defaults of their own. Values are stored normalized (on/off,
+// milliseconds, kB), so Get returns the same text for every spelling a
+// SET accepted. A Settings is a session's and is used by one goroutine at
+// a time. It takes part in the session's transactions (OnXact, OnSubXact):
+// a SET inside a transaction that aborts is undone, and SET LOCAL lasts
+// until the end of the transaction.
+package guc
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/pgfed/pgfed/pgerr"
+	"github.com/pgfed/pgfed/xact"
 )
 
 type settingKind uint8
@@ -78,19 +91,56 @@ var settingDefs = map[string]settingDef{
 // displayNames are the spellings SHOW uses for mixed-case settings.
 var displayNames = map[string]string{"timezone": "TimeZone", "datestyle": "DateStyle", "intervalstyle": "IntervalStyle"}
 
-// settings is one session's values.
-type settings struct {
+// Settings is one session's values.
+type Settings struct {
 	vals map[string]string
+	// undo holds, oldest first, the values the current transaction
+	// changed, to restore them at Abort (and SET LOCAL's at Commit);
+	// marks are where each open subtransaction's changes begin.
+	undo  []change
+	marks []int
+	txn   *xact.Transaction // set by Follow
 }
 
-func newSettings() *settings { return &settings{vals: map[string]string{}} }
+// change is one setting's value before a SET (had false: it was unset).
+type change struct {
+	name, old string
+	had       bool
+	local     bool // SET LOCAL: undone at the end of the transaction
+}
 
-func (s *settings) get(name string) string {
+// New returns settings at their defaults.
+func New() *Settings { return &Settings{vals: map[string]string{}} }
+
+// Get returns a setting's value in its stored form (the default if it was
+// not SET); "" for an unknown name.
+func (s *Settings) Get(name string) string {
 	name = canonical(name)
 	if v, ok := s.vals[name]; ok {
 		return v
 	}
 	return settingDefs[name].def
+}
+
+// Bool returns a boolean setting.
+func (s *Settings) Bool(name string) bool { return s.Get(name) == "on" }
+
+// Int returns an integer setting (and the kB of a size, the milliseconds
+// of a duration).
+func (s *Settings) Int(name string) int64 {
+	n, _ := strconv.ParseInt(s.Get(name), 10, 64)
+	return n
+}
+
+// Real returns a floating-point setting.
+func (s *Settings) Real(name string) float64 {
+	f, _ := strconv.ParseFloat(s.Get(name), 64)
+	return f
+}
+
+// Duration returns a duration setting.
+func (s *Settings) Duration(name string) time.Duration {
+	return time.Duration(s.Int(name)) * time.Millisecond
 }
 
 // aliases are older names of settings: PostgreSQL 15 calls
@@ -117,8 +167,14 @@ func lookup(name string) (settingDef, error) {
 	return settingDef{}, pgerr.New(pgerr.UndefinedObject, "unrecognized configuration parameter %q", name)
 }
 
-// set validates and stores a value given as SET's argument text.
-func (s *settings) set(name, value string) error {
+// Set validates and stores a value given as SET's argument text.
+func (s *Settings) Set(name, value string) error { return s.set(name, value, false) }
+
+// SetLocal is SET LOCAL: the value lasts until the end of the current
+// transaction.
+func (s *Settings) SetLocal(name, value string) error { return s.set(name, value, true) }
+
+func (s *Settings) set(name, value string, local bool) error {
 	name = canonical(name)
 	d, err := lookup(name)
 	if err != nil {
@@ -131,16 +187,99 @@ func (s *settings) set(name, value string) error {
 	if d.fixed && !strings.EqualFold(norm, d.def) && !(name == "timezone" && strings.EqualFold(norm, "utc")) {
 		return pgerr.New(pgerr.FeatureNotSupported, "pgfed supports only %s = %q", name, d.def)
 	}
+	s.remember(name, local)
 	s.vals[name] = norm
 	return nil
 }
 
-func (s *settings) reset(name string) error {
+// Reset returns a setting to its default (RESET, SET ... TO DEFAULT).
+func (s *Settings) Reset(name string) error {
 	name = canonical(name)
 	if _, err := lookup(name); err != nil {
 		return err
 	}
+	s.remember(name, false)
 	delete(s.vals, name)
+	return nil
+}
+
+// ResetAll returns every setting to its default (RESET ALL).
+func (s *Settings) ResetAll() {
+	for name := range s.vals {
+		s.remember(name, false)
+	}
+	clear(s.vals)
+}
+
+// Follow makes the settings take part in the transactions of t (a
+// session's): SETs are undone when the transaction that made them aborts.
+func (s *Settings) Follow(t *xact.Transaction) {
+	s.txn = t
+	t.Register(s)
+}
+
+// remember records name's current value in the undo log of the current
+// transaction (outside one, a SET cannot be undone).
+func (s *Settings) remember(name string, local bool) {
+	if s.txn == nil || !s.txn.Active() {
+		return
+	}
+	old, had := s.vals[name]
+	s.undo = append(s.undo, change{name: name, old: old, had: had, local: local})
+}
+
+// restore undoes the changes from position from of the undo log on, the
+// newest first; with localOnly, only SET LOCAL's that no later plain SET
+// of the same setting overrode.
+func (s *Settings) restore(from int, localOnly bool) {
+	var setLater map[string]bool
+	for i := len(s.undo) - 1; i >= from; i-- {
+		c := s.undo[i]
+		if localOnly && (!c.local || setLater[c.name]) {
+			if !c.local {
+				if setLater == nil {
+					setLater = map[string]bool{}
+				}
+				setLater[c.name] = true
+			}
+			continue
+		}
+		if c.had {
+			s.vals[c.name] = c.old
+		} else {
+			delete(s.vals, c.name)
+		}
+	}
+	s.undo = s.undo[:from]
+}
+
+// OnXact implements xact.Callback: a transaction that aborts undoes its
+// SETs; one that commits keeps them, except SET LOCAL's.
+func (s *Settings) OnXact(ctx context.Context, ev xact.Event) error {
+	switch ev {
+	case xact.Commit:
+		s.restore(0, true)
+	case xact.Abort:
+		s.restore(0, false)
+	default:
+		return nil
+	}
+	s.marks = s.marks[:0]
+	return nil
+}
+
+// OnSubXact implements xact.SubCallback: ROLLBACK TO undoes the SETs made
+// since the savepoint.
+func (s *Settings) OnSubXact(ctx context.Context, ev xact.SubEvent, depth int) error {
+	switch ev {
+	case xact.StartSub:
+		s.marks = append(s.marks, len(s.undo))
+	case xact.AbortSub:
+		s.restore(s.marks[depth-1], false)
+		s.marks = s.marks[:depth-1]
+	case xact.CommitSub:
+		s.marks = s.marks[:depth-1]
+	}
 	return nil
 }
 
@@ -265,8 +404,8 @@ func parseMillis(v string) (int64, error) {
 	return parseWithUnit(v, map[string]float64{"": 1, "ms": 1, "s": 1000, "min": 60000, "h": 3600000, "d": 86400000, "us": 0.001})
 }
 
-// show formats a value as SHOW prints it.
-func (s *settings) show(name string) (string, error) {
+// Show formats a value as SHOW prints it.
+func (s *Settings) Show(name string) (string, error) {
 	name = canonical(name)
 	d, err := lookup(name)
 	if err != nil {
@@ -306,10 +445,22 @@ func formatMillis(ms int64) string {
 	return strconv.FormatInt(ms, 10) + "ms"
 }
 
-// searchPath returns the schemas to resolve unqualified names in.
-func (s *settings) searchPath() []string {
+// DisplayName is the column name SHOW uses for a setting (PostgreSQL
+// spells some in mixed case: TimeZone).
+func DisplayName(name string) string {
+	if d, ok := displayNames[name]; ok {
+		return d
+	}
+	return name
+}
+
+// StatementTimeout is statement_timeout (0: none).
+func (s *Settings) StatementTimeout() time.Duration { return s.Duration("statement_timeout") }
+
+// SearchPath returns the schemas to resolve unqualified names in.
+func (s *Settings) SearchPath() []string {
 	var out []string
-	for _, p := range strings.Split(s.get("search_path"), ",") {
+	for _, p := range strings.Split(s.Get("search_path"), ",") {
 		p = strings.TrimSpace(p)
 		if p == `"$user"` || p == "$user" || p == "" {
 			continue

@@ -1,4 +1,4 @@
-package pgfed
+package commands
 
 // COPY FROM / TO in PostgreSQL's text and CSV formats, with files (paths
 // on this machine, relative to the working directory) or the session's
@@ -131,7 +131,8 @@ func parseCopyOptions(defs []*pg.Node) (copyOptions, error) {
 	return o, nil
 }
 
-func (s *Session) copyStmt(ctx context.Context, st *pg.CopyStmt) (*Rows, error) {
+// Copy runs COPY FROM or COPY TO.
+func Copy(ctx context.Context, env *Env, st *pg.CopyStmt) (*Result, error) {
 	if st.IsProgram {
 		return nil, pgerr.NotSupported("COPY ... PROGRAM")
 	}
@@ -142,12 +143,10 @@ func (s *Session) copyStmt(ctx context.Context, st *pg.CopyStmt) (*Rows, error) 
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := s.statementContext(ctx)
-	defer cancel()
 	if st.IsFrom {
-		return s.copyFrom(ctx, st, o)
+		return copyFrom(ctx, env, st, o)
 	}
-	return s.copyTo(ctx, st, o)
+	return copyTo(ctx, env, st, o)
 }
 
 // copyColumns resolves COPY's column list (all columns if empty).
@@ -176,8 +175,8 @@ func copyColumns(t *storage.Table, attlist []*pg.Node) ([]int, error) {
 	return cols, nil
 }
 
-func (s *Session) copyFrom(ctx context.Context, st *pg.CopyStmt, o copyOptions) (*Rows, error) {
-	t, err := s.planner().ResolveTable(st.Relation)
+func copyFrom(ctx context.Context, env *Env, st *pg.CopyStmt, o copyOptions) (*Result, error) {
+	t, err := env.Planner().ResolveTable(st.Relation)
 	if err != nil {
 		return nil, err
 	}
@@ -190,10 +189,10 @@ func (s *Session) copyFrom(ctx context.Context, st *pg.CopyStmt, o copyOptions) 
 	}
 	var in io.Reader
 	if st.Filename == "" {
-		if s.copy == nil {
+		if env.Copy == nil {
 			return nil, pgerr.New(pgerr.FeatureNotSupported, "COPY FROM STDIN needs a copy handler (Session.SetCopyHandler)")
 		}
-		if in, err = s.copy.CopyIn(); err != nil {
+		if in, err = env.Copy.CopyIn(); err != nil {
 			return nil, pgerr.Wrap(err)
 		}
 	} else {
@@ -206,7 +205,7 @@ func (s *Session) copyFrom(ctx context.Context, st *pg.CopyStmt, o copyOptions) 
 		in = f
 	}
 	// Defaults for the columns the input does not provide.
-	pl := s.planner()
+	pl := env.Planner()
 	given := map[int]bool{}
 	for _, c := range cols {
 		given[c] = true
@@ -228,19 +227,33 @@ func (s *Session) copyFrom(ctx context.Context, st *pg.CopyStmt, o copyOptions) 
 		defaults[i] = v
 	}
 	r := &copyReader{in: bufio.NewReaderSize(in, 1<<16), o: o}
-	var batches []arrow.RecordBatch
-	release := func() {
-		for _, b := range batches {
-			b.Release()
-		}
-	}
+	ins := executor.NewInserter(t)
 	bld := newRowBatcher(t)
-	line := 0
-	defer bld.release()
-	fail := func(err error, context string) (*Rows, error) {
-		release()
+	var n int64
+	// store inserts the rows read so far; a row that breaks a constraint
+	// is reported with its line.
+	store := func() error {
+		if bld.n == 0 {
+			return nil
+		}
+		b, lines, raws := bld.flush()
+		err := ins.Insert(env.Writes, b)
+		b.Release()
+		if re, ok := err.(*storage.RowError); ok {
+			return copyContext(re.Err, t, lineContext(lines[re.Row], raws[re.Row]))
+		}
+		n += int64(len(lines))
+		return err
+	}
+	// fail reports an input error at a line, after the rows before it
+	// (whose constraint errors come first, as PostgreSQL meets them).
+	fail := func(err error, context string) (*Result, error) {
+		if serr := store(); serr != nil {
+			return nil, serr
+		}
 		return nil, copyContext(err, t, context)
 	}
+	line := 0
 	if o.header {
 		fields, err := r.record()
 		line++
@@ -286,32 +299,23 @@ func (s *Session) copyFrom(ctx context.Context, st *pg.CopyStmt, o copyOptions) 
 			}
 			row[c] = v
 		}
-		// NOT NULL and the partition bounds are checked here, row by row,
-		// so that the error names the line as PostgreSQL's does.
-		if err := checkCopyRow(t, row); err != nil {
-			return fail(err, lineContext(line, r.raw))
-		}
-		bld.add(row)
+		bld.add(row, line, r.raw)
 		if line%1024 == 0 && ctx.Err() != nil {
-			release()
 			return nil, executor.CtxError(ctx)
 		}
 		if bld.n >= executor.DefaultBatchSize {
-			batches = append(batches, bld.flush())
+			if err := store(); err != nil {
+				return nil, err
+			}
 			if ctx.Err() != nil {
-				release()
 				return nil, executor.CtxError(ctx)
 			}
 		}
 	}
-	if bld.n > 0 {
-		batches = append(batches, bld.flush())
-	}
-	n, err := executor.InsertBatches(t, batches)
-	if err != nil {
+	if err := store(); err != nil {
 		return nil, err
 	}
-	return tagRows("COPY " + itoa64(n)), nil
+	return tag("COPY " + strconv.FormatInt(n, 10))
 }
 
 // copyContext adds PostgreSQL's COPY CONTEXT line to err: "COPY t, " then
@@ -340,88 +344,41 @@ func checkHeader(t *storage.Table, cols []int, fields []copyField) error {
 	return nil
 }
 
-// checkCopyRow applies NOT NULL and, for a partitioned table or a
-// partition, the partition constraint to one row.
-func checkCopyRow(t *storage.Table, row []any) error {
-	failing := func() string {
-		parts := make([]string, len(row))
-		for i, v := range row {
-			if v == nil {
-				parts[i] = "null"
-			} else {
-				parts[i] = types.Format(t.Columns[i].Type, v)
-			}
-		}
-		return strings.Join(parts, ", ")
-	}
-	for i, c := range t.Columns {
-		if c.NotNull && row[i] == nil {
-			return pgerr.New(pgerr.NotNullViolation, "null value in column %q of relation %q violates not-null constraint", c.Name, t.Name).
-				WithDetail("Failing row contains (%s).", failing())
-		}
-	}
-	if t.Kind == storage.KindPartitioned {
-		leaf := t.Route(row)
-		if leaf == nil {
-			names := make([]string, len(t.PartKey.Columns))
-			vals := make([]string, len(t.PartKey.Columns))
-			for i, c := range t.PartKey.Columns {
-				names[i] = t.Columns[c].Name
-				vals[i] = "null"
-				if row[c] != nil {
-					vals[i] = types.Format(t.Columns[c].Type, row[c])
-				}
-			}
-			return pgerr.New(pgerr.CheckViolation, "no partition of relation %q found for row", t.Name).
-				WithDetail("Partition key of the failing row contains (%s) = (%s).", strings.Join(names, ", "), strings.Join(vals, ", "))
-		}
-		for i, c := range leaf.Columns {
-			if c.NotNull && row[i] == nil {
-				return pgerr.New(pgerr.NotNullViolation, "null value in column %q of relation %q violates not-null constraint", c.Name, leaf.Name).
-					WithDetail("Failing row contains (%s).", failing())
-			}
-		}
-	} else if t.Parent != nil {
-		for p := t; p.Parent != nil; p = p.Parent {
-			if !storage.InPartition(p, row) {
-				return pgerr.New(pgerr.CheckViolation, "new row for relation %q violates partition constraint", t.Name).
-					WithDetail("Failing row contains (%s).", failing())
-			}
-		}
-	}
-	return nil
-}
-
-// rowBatcher accumulates rows of datums into Arrow batches of a table.
+// rowBatcher accumulates rows of datums into a batch of a table, with
+// the line each came from (for constraint errors' CONTEXT).
 type rowBatcher struct {
-	t    *storage.Table
-	cols [][]any
-	n    int
+	t     *storage.Table
+	cols  [][]any
+	n     int
+	lines []int
+	raws  []string
 }
 
 func newRowBatcher(t *storage.Table) *rowBatcher {
 	return &rowBatcher{t: t, cols: make([][]any, len(t.Columns))}
 }
 
-func (b *rowBatcher) add(row []any) {
+func (b *rowBatcher) add(row []any, line int, raw string) {
 	for i, v := range row {
 		b.cols[i] = append(b.cols[i], v)
 	}
+	b.lines, b.raws = append(b.lines, line), append(b.raws, raw)
 	b.n++
 }
 
-func (b *rowBatcher) flush() arrow.RecordBatch {
+// flush returns the rows added since the last flush as a batch, with
+// their lines and texts.
+func (b *rowBatcher) flush() (arrow.RecordBatch, []int, []string) {
 	arrs := make([]arrow.Array, len(b.cols))
 	for i, c := range b.cols {
 		arrs[i] = executor.ArrayOfDatums(b.t.Columns[i].Type, c)
 		b.cols[i] = b.cols[i][:0]
 	}
 	batch := executor.MakeBatch(b.t.ArrowSchema(), arrs, b.n)
-	b.n = 0
-	return batch
+	lines, raws := b.lines, b.raws
+	b.n, b.lines, b.raws = 0, nil, nil
+	return batch, lines, raws
 }
-
-func (b *rowBatcher) release() {}
 
 // copyField is one field of an input line.
 type copyField struct {
@@ -603,61 +560,46 @@ func (r *copyReader) csvRecord() ([]copyField, error) {
 	return out, nil
 }
 
-func (s *Session) copyTo(ctx context.Context, st *pg.CopyStmt, o copyOptions) (*Rows, error) {
-	var q *Rows
-	var err error
-	if st.Query != nil {
-		if !returnsRows(st.Query) {
+func copyTo(ctx context.Context, env *Env, st *pg.CopyStmt, o copyOptions) (*Result, error) {
+	query := st.Query
+	if query != nil {
+		if !returnsRows(query) {
 			return nil, pgerr.New(pgerr.FeatureNotSupported, "COPY query must have a RETURNING clause")
 		}
-		q, err = s.runQuery(ctx, st.Query)
 	} else {
-		t, rerr := s.planner().ResolveTable(st.Relation)
-		if rerr != nil {
-			return nil, rerr
+		t, err := env.Planner().ResolveTable(st.Relation)
+		if err != nil {
+			return nil, err
 		}
 		if t.Kind == storage.KindPartitioned {
 			return nil, pgerr.New(pgerr.WrongObjectType, "cannot copy from partitioned table %q", t.Name).
 				WithHint("Try the COPY (SELECT ...) TO variant.")
 		}
-		cols, cerr := copyColumns(t, st.Attlist)
-		if cerr != nil {
-			return nil, cerr
+		cols, err := copyColumns(t, st.Attlist)
+		if err != nil {
+			return nil, err
 		}
 		names := make([]string, len(cols))
 		for i, c := range cols {
 			names[i] = quoteIdent(t.Columns[c].Name)
 		}
-		sel := fmt.Sprintf("SELECT %s FROM %s.%s", strings.Join(names, ", "), quoteIdent(t.Schema), quoteIdent(t.Name))
-		tree, perr := pg.Parse(sel)
-		if perr != nil {
-			return nil, pgerr.Internal("COPY: %v", perr)
+		tree, err := pg.Parse(fmt.Sprintf("SELECT %s FROM %s.%s", strings.Join(names, ", "), quoteIdent(t.Schema), quoteIdent(t.Name)))
+		if err != nil {
+			return nil, pgerr.Internal("COPY: %v", err)
 		}
-		q, err = s.runQuery(ctx, tree.Stmts[0].Stmt)
+		query = tree.Stmts[0].Stmt
 	}
+	q, err := env.Planner().Plan(query)
 	if err != nil {
 		return nil, err
 	}
-	defer q.Close()
-	var out io.Writer
-	if st.Filename == "" {
-		if s.copy == nil {
-			return nil, pgerr.New(pgerr.FeatureNotSupported, "COPY TO STDOUT needs a copy handler (Session.SetCopyHandler)")
-		}
-		if out, err = s.copy.CopyOut(); err != nil {
-			return nil, pgerr.Wrap(err)
-		}
-	} else {
-		f, ferr := os.Create(st.Filename)
-		if ferr != nil {
-			return nil, pgerr.New(pgerr.UndefinedFile, "could not open file %q for writing: %s", st.Filename, strerror(ferr)).
-				WithHint("COPY TO instructs the PostgreSQL server process to write a file. You may want a client-side facility such as psql's \\copy.")
-		}
-		defer f.Close()
-		out = f
+	out, closeOut, err := copyDestination(env, st)
+	if err != nil {
+		return nil, err
 	}
+	defer closeOut()
 	w := bufio.NewWriterSize(out, 1<<16)
-	cols := q.Columns()
+	cols := q.Columns
 	if o.header {
 		names := make([]string, len(cols))
 		for i, c := range cols {
@@ -670,29 +612,53 @@ func (s *Session) copyTo(ctx context.Context, st *pg.CopyStmt, o copyOptions) (*
 	}
 	var n int64
 	line := make([]string, len(cols))
-	for q.Next() {
-		for i := range cols {
-			v, ok := q.Text(i)
-			switch {
-			case !ok:
-				line[i] = o.null
-			case o.csv:
-				line[i] = csvQuote(v, o, len(cols) == 1)
-			default:
-				line[i] = escapeText(v, o.delimiter)
+	err = env.Run(ctx, q, nil, func(b arrow.RecordBatch) error {
+		for r := 0; r < int(b.NumRows()); r++ {
+			for i, c := range cols {
+				d := types.DatumAt(b.Column(i), c.T, r)
+				switch {
+				case d == nil:
+					line[i] = o.null
+				case o.csv:
+					line[i] = csvQuote(types.Format(c.T, d), o, len(cols) == 1)
+				default:
+					line[i] = escapeText(types.Format(c.T, d), o.delimiter)
+				}
 			}
+			w.WriteString(strings.Join(line, string(o.delimiter)))
+			w.WriteByte('\n')
+			n++
 		}
-		w.WriteString(strings.Join(line, string(o.delimiter)))
-		w.WriteByte('\n')
-		n++
-	}
-	if err := q.Err(); err != nil {
+		return nil
+	})
+	if err != nil {
 		return nil, err
 	}
 	if err := w.Flush(); err != nil {
 		return nil, pgerr.New(pgerr.IOError, "could not write COPY data: %v", err)
 	}
-	return tagRows("COPY " + itoa64(n)), nil
+	return tag("COPY " + strconv.FormatInt(n, 10))
+}
+
+// copyDestination opens COPY TO's output: the session's handler for
+// STDOUT, else the file.
+func copyDestination(env *Env, st *pg.CopyStmt) (io.Writer, func(), error) {
+	if st.Filename == "" {
+		if env.Copy == nil {
+			return nil, nil, pgerr.New(pgerr.FeatureNotSupported, "COPY TO STDOUT needs a copy handler (Session.SetCopyHandler)")
+		}
+		out, err := env.Copy.CopyOut()
+		if err != nil {
+			return nil, nil, pgerr.Wrap(err)
+		}
+		return out, func() {}, nil
+	}
+	f, err := os.Create(st.Filename)
+	if err != nil {
+		return nil, nil, pgerr.New(pgerr.UndefinedFile, "could not open file %q for writing: %s", st.Filename, strerror(err)).
+			WithHint("COPY TO instructs the PostgreSQL server process to write a file. You may want a client-side facility such as psql's \\copy.")
+	}
+	return f, func() { f.Close() }, nil
 }
 
 // returnsRows reports whether a COPY (query) produces rows: a SELECT, or

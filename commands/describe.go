@@ -1,4 +1,4 @@
-package pgfed
+package commands
 
 // Catalog introspection for the REPL's \d commands.
 
@@ -12,6 +12,54 @@ import (
 	"github.com/pgfed/pgfed/types"
 )
 
+// RelationInfo is one line of \d.
+type RelationInfo struct {
+	Schema, Name string
+	Kind         string // "table", "partitioned table", "foreign table"
+}
+
+// ColumnDesc is one column of \d NAME.
+type ColumnDesc struct {
+	Name    string
+	Type    string // format_type spelling, e.g. "character varying(10)"
+	NotNull bool
+	Default string // deparsed default expression, "" if none
+	// FDWOptions are a foreign table column's options (column_name).
+	FDWOptions map[string]string
+}
+
+// RelationDesc is what \d NAME shows.
+type RelationDesc struct {
+	Schema, Name   string
+	Kind           string // as RelationInfo.Kind
+	Columns        []ColumnDesc
+	PartitionKey   string   // e.g. "RANGE (a)" for a partitioned table
+	PartitionOf    string   // parent name, for a partition
+	PartitionBound string   // e.g. "FOR VALUES FROM (1) TO (10)"
+	Partitions     []string // "name FOR VALUES ..." for a partitioned table
+	// Server and FDWOptions describe a foreign table.
+	Server     string
+	FDWOptions map[string]string
+}
+
+// ServerInfo is one line of \des.
+type ServerInfo struct {
+	Name, Wrapper string
+	Options       map[string]string
+}
+
+// UserMappingInfo is one line of \deu; Options never include secrets.
+type UserMappingInfo struct {
+	Server, User string
+	Options      map[string]string
+}
+
+// ForeignTableInfo is one line of \det.
+type ForeignTableInfo struct {
+	Schema, Name, Server string
+	Options              map[string]string
+}
+
 func kindName(t *storage.Table) string {
 	switch t.Kind {
 	case storage.KindPartitioned:
@@ -23,16 +71,16 @@ func kindName(t *storage.Table) string {
 }
 
 // ListRelations lists the relations of the search path's schemas, as \d does.
-func (s *Session) ListRelations() ([]RelationInfo, error) {
+func ListRelations(env *Env) ([]RelationInfo, error) {
 	var out []RelationInfo
-	for _, t := range s.db.catalog.Tables(s.settings.searchPath()) {
+	for _, t := range env.Catalog.Tables(env.Settings.SearchPath()) {
 		out = append(out, RelationInfo{Schema: t.Schema, Name: t.Name, Kind: kindName(t)})
 	}
 	return out, nil
 }
 
 // DescribeRelation describes one relation, as \d NAME does.
-func (s *Session) DescribeRelation(name string) (*RelationDesc, error) {
+func DescribeRelation(env *Env, name string) (*RelationDesc, error) {
 	tree, err := pg.Parse("SELECT * FROM " + name)
 	if err != nil {
 		return nil, pgerr.New(pgerr.UndefinedTable, "Did not find any relation named %q.", name)
@@ -41,7 +89,7 @@ func (s *Session) DescribeRelation(name string) (*RelationDesc, error) {
 	if rv == nil {
 		return nil, pgerr.New(pgerr.UndefinedTable, "Did not find any relation named %q.", name)
 	}
-	t, err := s.planner().ResolveTable(rv)
+	t, err := env.Planner().ResolveTable(rv)
 	if err != nil {
 		return nil, pgerr.New(pgerr.UndefinedTable, "Did not find any relation named %q.", name)
 	}
@@ -118,9 +166,9 @@ func BoundString(parent *storage.Table, b *storage.PartitionBound) string {
 }
 
 // ListServers lists the foreign servers (\des).
-func (s *Session) ListServers() ([]ServerInfo, error) {
+func ListServers(env *Env) ([]ServerInfo, error) {
 	var out []ServerInfo
-	for _, srv := range s.db.catalog.Servers() {
+	for _, srv := range env.Catalog.Servers() {
 		out = append(out, ServerInfo{Name: srv.Name, Wrapper: srv.Wrapper, Options: srv.Options})
 	}
 	return out, nil
@@ -130,9 +178,9 @@ func (s *Session) ListServers() ([]ServerInfo, error) {
 var secretOptions = map[string]bool{"password": true, "sslpassword": true}
 
 // ListUserMappings lists the user mappings (\deu), without passwords.
-func (s *Session) ListUserMappings() ([]UserMappingInfo, error) {
+func ListUserMappings(env *Env) ([]UserMappingInfo, error) {
 	var out []UserMappingInfo
-	for _, m := range s.db.catalog.UserMappings() {
+	for _, m := range env.Catalog.UserMappings() {
 		opts := map[string]string{}
 		for k, v := range m.Options {
 			if !secretOptions[k] {
@@ -145,9 +193,9 @@ func (s *Session) ListUserMappings() ([]UserMappingInfo, error) {
 }
 
 // ListForeignTables lists the foreign tables of the search path (\det).
-func (s *Session) ListForeignTables() ([]ForeignTableInfo, error) {
+func ListForeignTables(env *Env) ([]ForeignTableInfo, error) {
 	var out []ForeignTableInfo
-	for _, t := range s.db.catalog.Tables(s.settings.searchPath()) {
+	for _, t := range env.Catalog.Tables(env.Settings.SearchPath()) {
 		if t.Foreign != nil {
 			out = append(out, ForeignTableInfo{Schema: t.Schema, Name: t.Name, Server: t.Foreign.Server, Options: t.Foreign.Options})
 		}

@@ -1,12 +1,14 @@
-package pgfed
+package commands
 
 // DDL: schemas, tables (with NOT NULL and DEFAULT), partitioned tables
 // and their partitions, CREATE TABLE AS, DROP and TRUNCATE.
 
 import (
 	"context"
+	"strconv"
 	"strings"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	pg "github.com/pganalyze/pg_query_go/v6"
 	"github.com/pgfed/pgfed/executor"
 	"github.com/pgfed/pgfed/nodes"
@@ -16,68 +18,68 @@ import (
 	"github.com/pgfed/pgfed/types"
 )
 
-func (s *Session) createSchema(st *pg.CreateSchemaStmt) (*Rows, error) {
+func CreateSchema(env *Env, st *pg.CreateSchemaStmt) (*Result, error) {
 	if len(st.SchemaElts) > 0 {
 		return nil, pgerr.NotSupported("CREATE SCHEMA with elements")
 	}
 	if st.Schemaname == "" {
 		return nil, pgerr.NotSupported("CREATE SCHEMA AUTHORIZATION")
 	}
-	created, err := s.db.catalog.CreateSchema(st.Schemaname, st.IfNotExists)
+	created, err := env.Catalog.CreateSchema(st.Schemaname, st.IfNotExists)
 	if err != nil {
 		return nil, err
 	}
 	if !created {
-		s.noticef(pgerr.DuplicateSchema, "schema %q already exists, skipping", st.Schemaname)
+		env.noticef(pgerr.DuplicateSchema, "schema %q already exists, skipping", st.Schemaname)
 	}
-	return tagRows("CREATE SCHEMA"), nil
+	return tag("CREATE SCHEMA")
 }
 
 // targetSchema picks the schema a new relation goes into.
-func (s *Session) targetSchema(rv *pg.RangeVar) (string, error) {
+func targetSchema(env *Env, rv *pg.RangeVar) (string, error) {
 	if rv.Schemaname != "" {
-		if !s.db.catalog.HasSchema(rv.Schemaname) {
+		if !env.Catalog.HasSchema(rv.Schemaname) {
 			return "", pgerr.New(pgerr.InvalidSchemaName, "schema %q does not exist", rv.Schemaname)
 		}
 		return rv.Schemaname, nil
 	}
-	for _, sc := range s.settings.searchPath() {
-		if s.db.catalog.HasSchema(sc) {
+	for _, sc := range env.Settings.SearchPath() {
+		if env.Catalog.HasSchema(sc) {
 			return sc, nil
 		}
 	}
 	return "", pgerr.New(pgerr.InvalidSchemaName, "no schema has been selected to create in")
 }
 
-func (s *Session) createTable(st *pg.CreateStmt) (*Rows, error) {
-	return s.createTableWith(st, nil, "CREATE TABLE")
+func CreateTable(env *Env, st *pg.CreateStmt) (*Result, error) {
+	return createTableWith(env, st, nil, "CREATE TABLE")
 }
 
 // createTableWith creates a table, or with ft a foreign table, from a
 // CREATE [FOREIGN] TABLE statement; tag is the command tag.
-func (s *Session) createTableWith(st *pg.CreateStmt, ft *storage.ForeignTable, tag string) (*Rows, error) {
+func createTableWith(env *Env, st *pg.CreateStmt, ft *storage.ForeignTable, cmdTag string) (*Result, error) {
 	if st.OfTypename != nil {
 		return nil, pgerr.NotSupported("CREATE TABLE OF type")
 	}
 	if st.Relation.Relpersistence == "t" {
 		return nil, pgerr.NotSupported("temporary tables")
 	}
-	schema, err := s.targetSchema(st.Relation)
+	schema, err := targetSchema(env, st.Relation)
 	if err != nil {
 		return nil, err
 	}
 	name := st.Relation.Relname
-	if existing := s.db.catalog.Lookup(schema, name); existing != nil {
+	if existing := env.Catalog.Lookup(schema, name); existing != nil {
 		if st.IfNotExists {
-			s.noticef(pgerr.DuplicateTable, "relation %q already exists, skipping", name)
-			return tagRows(tag), nil
+			env.noticef(pgerr.DuplicateTable, "relation %q already exists, skipping", name)
+			return tag(cmdTag)
 		}
 		return nil, pgerr.New(pgerr.DuplicateTable, "relation %q already exists", name)
 	}
 	for _, c := range st.Constraints {
 		return nil, pgerr.NotSupported("table constraint " + constraintName(c.GetConstraint()))
 	}
-	pl := s.planner()
+	pl := env.Planner()
 	var parent *storage.Table
 	if st.Partbound != nil || len(st.InhRelations) > 0 {
 		if len(st.InhRelations) != 1 || st.Partbound == nil {
@@ -114,7 +116,7 @@ func (s *Session) createTableWith(st *pg.CreateStmt, ft *storage.ForeignTable, t
 			if i < 0 {
 				return nil, pgerr.New(pgerr.UndefinedColumn, "column %q named in partition key does not exist", cd.Colname)
 			}
-			if err := s.applyColumnConstraints(&cols[i], cd, pl); err != nil {
+			if err := applyColumnConstraints(env, &cols[i], cd, pl); err != nil {
 				return nil, err
 			}
 			if ft != nil {
@@ -135,7 +137,7 @@ func (s *Session) createTableWith(st *pg.CreateStmt, ft *storage.ForeignTable, t
 		if cd.IsNotNull {
 			col.NotNull = true
 		}
-		if err := s.applyColumnConstraints(&col, cd, pl); err != nil {
+		if err := applyColumnConstraints(env, &col, cd, pl); err != nil {
 			return nil, err
 		}
 		cols = append(cols, col)
@@ -176,10 +178,10 @@ func (s *Session) createTableWith(st *pg.CreateStmt, ft *storage.ForeignTable, t
 			return nil, err
 		}
 	}
-	if err := s.db.catalog.AddTable(t); err != nil {
+	if err := env.Catalog.AddTable(t); err != nil {
 		return nil, err
 	}
-	return tagRows(tag), nil
+	return tag(cmdTag)
 }
 
 func indexOfColumn(cols []storage.Column, name string) int {
@@ -199,7 +201,7 @@ func constraintName(c *pg.Constraint) string {
 }
 
 // applyColumnConstraints handles NOT NULL, NULL and DEFAULT on a column.
-func (s *Session) applyColumnConstraints(col *storage.Column, cd *pg.ColumnDef, pl *planner.Planner) error {
+func applyColumnConstraints(env *Env, col *storage.Column, cd *pg.ColumnDef, pl *planner.Planner) error {
 	for _, cn := range cd.Constraints {
 		c := cn.GetConstraint()
 		switch c.Contype {
@@ -499,7 +501,7 @@ func checkDefaultRows(parent, t *storage.Table) error {
 			for r := 0; r < int(b.NumRows()) && !bad; r++ {
 				key := make([]any, len(parent.PartKey.Columns))
 				for i, c := range parent.PartKey.Columns {
-					key[i] = executor.DatumAt(b.Column(c), parent.Columns[c].Type, r)
+					key[i] = types.DatumAt(b.Column(c), parent.Columns[c].Type, r)
 				}
 				bad = t.Bound.Accepts(parent.PartKey.Strategy, kts, key, func(k []any) uint64 { return storage.HashPartitionKey(kts, k) })
 			}
@@ -512,23 +514,23 @@ func checkDefaultRows(parent, t *storage.Table) error {
 	return nil
 }
 
-func (s *Session) createTableAs(ctx context.Context, st *pg.CreateTableAsStmt) (*Rows, error) {
+func CreateTableAs(ctx context.Context, env *Env, st *pg.CreateTableAsStmt) (*Result, error) {
 	if st.Objtype != pg.ObjectType_OBJECT_TABLE {
 		return nil, pgerr.NotSupported("CREATE MATERIALIZED VIEW")
 	}
 	into := st.Into
-	schema, err := s.targetSchema(into.Rel)
+	schema, err := targetSchema(env, into.Rel)
 	if err != nil {
 		return nil, err
 	}
-	if s.db.catalog.Lookup(schema, into.Rel.Relname) != nil {
+	if env.Catalog.Lookup(schema, into.Rel.Relname) != nil {
 		if st.IfNotExists {
-			s.noticef(pgerr.DuplicateTable, "relation %q already exists, skipping", into.Rel.Relname)
-			return tagRows("CREATE TABLE AS"), nil
+			env.noticef(pgerr.DuplicateTable, "relation %q already exists, skipping", into.Rel.Relname)
+			return tag("CREATE TABLE AS")
 		}
 		return nil, pgerr.New(pgerr.DuplicateTable, "relation %q already exists", into.Rel.Relname)
 	}
-	q, err := s.planner().Plan(st.Query)
+	q, err := env.Planner().Plan(st.Query)
 	if err != nil {
 		return nil, err
 	}
@@ -542,19 +544,13 @@ func (s *Session) createTableAs(ctx context.Context, st *pg.CreateTableAsStmt) (
 	t := storage.NewTable(schema, into.Rel.Relname, cols)
 	var n int64
 	if !into.SkipData {
-		rows, err := s.start(ctx, q, nil)
-		if err != nil {
-			return nil, err
-		}
-		var batches []arrow_RecordBatch
-		for rows.NextBatch() {
-			b := rows.Batch()
+		var batches []arrow.RecordBatch
+		err := env.Run(ctx, q, nil, func(b arrow.RecordBatch) error {
 			b.Retain()
-			batches = append(batches, relabel(t, b))
+			batches = append(batches, storage.Relabel(b, t.ArrowSchema()))
 			n += b.NumRows()
-		}
-		err = rows.Err()
-		rows.Close()
+			return nil
+		})
 		if err != nil {
 			for _, b := range batches {
 				b.Release()
@@ -563,20 +559,20 @@ func (s *Session) createTableAs(ctx context.Context, st *pg.CreateTableAsStmt) (
 		}
 		t.Append(batches...)
 	}
-	if err := s.db.catalog.AddTable(t); err != nil {
+	if err := env.Catalog.AddTable(t); err != nil {
 		return nil, err
 	}
-	return tagRows("SELECT " + itoa64(n)), nil
+	return tag("SELECT " + strconv.FormatInt(n, 10))
 }
 
-func (s *Session) drop(st *pg.DropStmt) (*Rows, error) {
+func Drop(env *Env, st *pg.DropStmt) (*Result, error) {
 	switch st.RemoveType {
 	case pg.ObjectType_OBJECT_FOREIGN_SERVER:
-		return s.dropServers(st)
+		return dropServers(env, st)
 	case pg.ObjectType_OBJECT_TABLE, pg.ObjectType_OBJECT_FOREIGN_TABLE:
 		foreign := st.RemoveType == pg.ObjectType_OBJECT_FOREIGN_TABLE
 		what := map[bool]string{false: "table", true: "foreign table"}[foreign]
-		pl := s.planner()
+		pl := env.Planner()
 		var tables []*storage.Table
 		for _, o := range st.Objects {
 			items := o.GetList().Items
@@ -587,7 +583,7 @@ func (s *Session) drop(st *pg.DropStmt) (*Rows, error) {
 			t, err := pl.ResolveTable(rv)
 			if err != nil {
 				if st.MissingOk && (pgerr.Code(err) == pgerr.UndefinedTable || pgerr.Code(err) == pgerr.InvalidSchemaName) {
-					s.noticef(pgerr.SuccessfulCompletion, "%s %q does not exist, skipping", what, rv.Relname)
+					env.noticef(pgerr.SuccessfulCompletion, "%s %q does not exist, skipping", what, rv.Relname)
 					continue
 				}
 				if pgerr.Code(err) == pgerr.UndefinedTable {
@@ -610,33 +606,33 @@ func (s *Session) drop(st *pg.DropStmt) (*Rows, error) {
 			tables = append(tables, t)
 		}
 		for _, t := range tables {
-			s.db.catalog.DropTable(t)
+			env.Catalog.DropTable(t)
 		}
 		if foreign {
-			return tagRows("DROP FOREIGN TABLE"), nil
+			return tag("DROP FOREIGN TABLE")
 		}
-		return tagRows("DROP TABLE"), nil
+		return tag("DROP TABLE")
 	case pg.ObjectType_OBJECT_SCHEMA:
 		for _, o := range st.Objects {
 			name := o.GetString_().Sval
-			if !s.db.catalog.HasSchema(name) {
+			if !env.Catalog.HasSchema(name) {
 				if st.MissingOk {
-					s.noticef(pgerr.SuccessfulCompletion, "schema %q does not exist, skipping", name)
+					env.noticef(pgerr.SuccessfulCompletion, "schema %q does not exist, skipping", name)
 					continue
 				}
 				return nil, pgerr.New(pgerr.InvalidSchemaName, "schema %q does not exist", name)
 			}
-			if err := s.db.catalog.DropSchema(name, st.Behavior == pg.DropBehavior_DROP_CASCADE); err != nil {
+			if err := env.Catalog.DropSchema(name, st.Behavior == pg.DropBehavior_DROP_CASCADE); err != nil {
 				return nil, err
 			}
 		}
-		return tagRows("DROP SCHEMA"), nil
+		return tag("DROP SCHEMA")
 	}
 	return nil, pgerr.NotSupported("DROP " + strings.TrimPrefix(st.RemoveType.String(), "OBJECT_"))
 }
 
-func (s *Session) truncate(st *pg.TruncateStmt) (*Rows, error) {
-	pl := s.planner()
+func Truncate(env *Env, st *pg.TruncateStmt) (*Result, error) {
+	pl := env.Planner()
 	var tables []*storage.Table
 	for _, r := range st.Relations {
 		t, err := pl.ResolveTable(r.GetRangeVar())
@@ -648,30 +644,14 @@ func (s *Session) truncate(st *pg.TruncateStmt) (*Rows, error) {
 		}
 		tables = append(tables, t)
 	}
+	// The tables empty when the transaction commits; rows other sessions
+	// insert meanwhile wait for it (the write locks).
 	for _, t := range tables {
-		unlock := storage.LockWrites(leafTables(t))
-		truncateAll(t)
-		unlock()
+		leaves := t.Leaves()
+		env.Writes.Lock(leaves)
+		for _, leaf := range leaves {
+			env.Writes.Replace(leaf)
+		}
 	}
-	return tagRows("TRUNCATE TABLE"), nil
+	return tag("TRUNCATE TABLE")
 }
-
-func leafTables(t *storage.Table) []*storage.Table {
-	if t.Kind != storage.KindPartitioned {
-		return []*storage.Table{t}
-	}
-	var out []*storage.Table
-	for _, p := range t.Partitions() {
-		out = append(out, leafTables(p)...)
-	}
-	return out
-}
-
-func truncateAll(t *storage.Table) {
-	t.Replace(nil)
-	for _, p := range t.Partitions() {
-		truncateAll(p)
-	}
-}
-
-var _ = nodes.Field{}

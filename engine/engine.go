@@ -1,0 +1,66 @@
+package engine
+
+import (
+	"sync"
+	"sync/atomic"
+
+	"github.com/pgfed/pgfed/executor"
+	"github.com/pgfed/pgfed/pgerr"
+	"github.com/pgfed/pgfed/storage"
+)
+
+// Config configures an Engine.
+type Config struct {
+	// MaxWorkerProcesses bounds the parallel workers running in all
+	// sessions at once (PostgreSQL's max_worker_processes); 0 means
+	// unbounded, leaving max_parallel_workers as the only limit.
+	MaxWorkerProcesses int
+	// Notice, if set, is each new session's NOTICE handler.
+	Notice func(*pgerr.Error)
+}
+
+// Engine is an in-memory database: a catalog of tables shared by
+// sessions, and the pool of parallel workers.
+type Engine struct {
+	cfg     Config
+	catalog *storage.Catalog
+	workers executor.WorkerPool
+
+	mu       sync.Mutex
+	sessions map[*Session]struct{}
+	closed   atomic.Bool
+}
+
+// New returns an empty engine.
+func New(cfg Config) *Engine {
+	e := &Engine{cfg: cfg, catalog: storage.NewCatalog(), sessions: map[*Session]struct{}{}}
+	e.workers.SetLimit(cfg.MaxWorkerProcesses)
+	return e
+}
+
+// Close ends every session and releases all table data.
+func (e *Engine) Close() {
+	if e.closed.Swap(true) {
+		return
+	}
+	e.mu.Lock()
+	ss := make([]*Session, 0, len(e.sessions))
+	for s := range e.sessions {
+		ss = append(ss, s)
+	}
+	e.mu.Unlock()
+	for _, s := range ss {
+		s.Close()
+	}
+	e.catalog.Close()
+}
+
+// ParallelWorkersRunning is the number of parallel query workers running
+// now in all sessions.
+func (e *Engine) ParallelWorkersRunning() int { return e.workers.Running() }
+
+func (e *Engine) forget(s *Session) {
+	e.mu.Lock()
+	delete(e.sessions, s)
+	e.mu.Unlock()
+}
