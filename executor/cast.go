@@ -78,7 +78,7 @@ func convertInts[S int16 | int32 | int64](vals []S, a arrow.Array, to types.T) (
 	if to.IsInteger() && width(to) < int(unsafeSizeof(vals)) {
 		for i, v := range vals {
 			if (int64(v) < lo || int64(v) > hi) && isValid(valid, i) {
-				return nil, outOfRange(to)
+				return nil, types.ErrIntOutOfRange(to)
 			}
 		}
 	}

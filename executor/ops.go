@@ -7,7 +7,6 @@ package executor
 import (
 	"math"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -48,7 +47,7 @@ func compileOp(x *nodes.OpExpr, ec *ExecContext) (evaluator, error) {
 			switch v := a[0].(type) {
 			case int64:
 				if (t.ID == types.Int8 && v == math.MinInt64) || (t.ID == types.Int4 && v == math.MinInt32) || (t.ID == types.Int2 && v == math.MinInt16) {
-					return nil, outOfRange(t)
+					return nil, types.ErrIntOutOfRange(t)
 				}
 				return -v, nil
 			case float64:
@@ -101,18 +100,6 @@ func compileOp(x *nodes.OpExpr, ec *ExecContext) (evaluator, error) {
 	}
 	return &binaryEval{l: l, r: r, kernel: kernel}, nil
 }
-
-func outOfRange(t types.T) error {
-	switch t.ID {
-	case types.Int2:
-		return pgerr.New(pgerr.NumericValueOutOfRange, "smallint out of range")
-	case types.Int4:
-		return pgerr.New(pgerr.NumericValueOutOfRange, "integer out of range")
-	}
-	return pgerr.New(pgerr.NumericValueOutOfRange, "bigint out of range")
-}
-
-func divisionByZero() error { return pgerr.New(pgerr.DivisionByZero, "division by zero") }
 
 // intArith returns the kernel of op on integers of Go type T, with
 // PostgreSQL's overflow and division errors. Each operator has its own
@@ -168,7 +155,7 @@ func intLoop[T int16 | int32 | int64](lv, rv, out []T, valid []byte, t types.T, 
 		for i := range lv {
 			v, ok := f(int64(lv[i]), int64(rv[i]))
 			if !ok {
-				return outOfRange(t)
+				return types.ErrIntOutOfRange(t)
 			}
 			out[i] = T(v)
 		}
@@ -180,7 +167,7 @@ func intLoop[T int16 | int32 | int64](lv, rv, out []T, valid []byte, t types.T, 
 		}
 		v, ok := f(int64(lv[i]), int64(rv[i]))
 		if !ok {
-			return outOfRange(t)
+			return types.ErrIntOutOfRange(t)
 		}
 		out[i] = T(v)
 	}
@@ -197,12 +184,12 @@ func intDivLoop[T int16 | int32 | int64](lv, rv, out []T, valid []byte, t types.
 		a, b := lv[i], rv[i]
 		switch {
 		case b == 0:
-			return divisionByZero()
+			return types.ErrDivisionByZero()
 		case b == -1:
 			if mod {
 				out[i] = 0
 			} else if int64(a) == lo {
-				return outOfRange(t)
+				return types.ErrIntOutOfRange(t)
 			} else {
 				out[i] = -a
 			}
@@ -240,7 +227,7 @@ func floatArith[T float32 | float64](op string, t types.T) func(l, r arrow.Array
 				}
 			case "/":
 				if b == 0 && !math.IsNaN(float64(a)) {
-					return nil, divisionByZero()
+					return nil, types.ErrDivisionByZero()
 				}
 				v = a / b
 				if v == 0 && a != 0 && !math.IsInf(float64(b), 0) {
@@ -381,7 +368,7 @@ func compileLike(x *nodes.OpExpr, ec *ExecContext) (evaluator, error) {
 	return compileRowwise([]nodes.Expr{x.Left, x.Right}, types.BoolT, true, ec, func(a []any) (any, error) {
 		s, p := a[0].(string), a[1].(string)
 		if fold {
-			s, p = asciiLower(s), asciiLower(p)
+			s, p = types.LowerASCII(s), types.LowerASCII(p)
 		}
 		if cachedPat == nil || p != cached {
 			pat, err := compileLikePattern(p)
@@ -396,68 +383,6 @@ func compileLike(x *nodes.OpExpr, ec *ExecContext) (evaluator, error) {
 		}
 		return m != neg, nil
 	})
-}
-
-// asciiLower lowercases ASCII letters only, as PostgreSQL does under the
-// C locale.
-func asciiLower(s string) string {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c >= 'A' && c <= 'Z' {
-			b := []byte(s)
-			for j := i; j < len(b); j++ {
-				if b[j] >= 'A' && b[j] <= 'Z' {
-					b[j] += 'a' - 'A'
-				}
-			}
-			return string(b)
-		}
-	}
-	return s
-}
-
-func asciiUpper(s string) string {
-	b := []byte(s)
-	for j := range b {
-		if b[j] >= 'a' && b[j] <= 'z' {
-			b[j] -= 'a' - 'A'
-		}
-	}
-	return string(b)
-}
-
-// likeEscape rewrites a pattern with ESCAPE esc into the default
-// backslash-escaped form (like_escape in PostgreSQL).
-func likeEscape(p, esc string) (string, error) {
-	if esc == "\\" {
-		return p, nil
-	}
-	if utf8.RuneCountInString(esc) > 1 {
-		return "", pgerr.New(pgerr.InvalidEscapeSequence, "invalid escape string").
-			WithHint("Escape string must be empty or one character.")
-	}
-	var b strings.Builder
-	rs := []rune(p)
-	var e rune = -1
-	if esc != "" {
-		e = []rune(esc)[0]
-	}
-	for i := 0; i < len(rs); i++ {
-		switch {
-		case rs[i] == e:
-			if i+1 < len(rs) {
-				i++
-				b.WriteByte('\\')
-				b.WriteRune(rs[i])
-			} else {
-				b.WriteByte('\\')
-			}
-		case rs[i] == '\\':
-			b.WriteString(`\\`)
-		default:
-			b.WriteRune(rs[i])
-		}
-	}
-	return b.String(), nil
 }
 
 // likeToken is one element of a LIKE pattern: a literal rune, _ or %.

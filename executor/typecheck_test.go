@@ -12,6 +12,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/pgfed/pgfed/executor/exectest"
+	"github.com/pgfed/pgfed/funcs"
 	"github.com/pgfed/pgfed/nodes"
 	"github.com/pgfed/pgfed/pgerr"
 	"github.com/pgfed/pgfed/types"
@@ -112,5 +113,27 @@ func TestAsyncPlanNeedsAsyncOperator(t *testing.T) {
 	sync := &nodes.ForeignScan{RemoteSQL: "SELECT k FROM t"}
 	if _, err := asyncOperator(sync, &filterProject{child: scan}); err != nil {
 		t.Errorf("synchronous scan: %v", err)
+	}
+}
+
+// TestEveryAggregateIsImplemented: the executor has a state for every
+// aggregate the registry lets the planner accept.
+func TestEveryAggregateIsImplemented(t *testing.T) {
+	args := map[string][]nodes.Expr{"string_agg": {col(0, types.TextT), col(1, types.TextT)}}
+	for _, name := range funcs.Aggregates() {
+		func() {
+			defer func() {
+				if p := recover(); p != nil {
+					t.Errorf("aggregate %s: %v", name, p)
+				}
+			}()
+			a := args[name]
+			if a == nil {
+				a = []nodes.Expr{col(0, types.Int8T)}
+			}
+			if newAggState(&nodes.AggCall{Name: name, Args: a, T: types.Int8T}) == nil {
+				t.Errorf("aggregate %s: no state", name)
+			}
+		}()
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/pgfed/pgfed/funcs"
 	"github.com/pgfed/pgfed/nodes"
 	"github.com/pgfed/pgfed/pgerr"
 	"github.com/pgfed/pgfed/types"
@@ -645,15 +646,14 @@ func checkExpr(e nodes.Expr) error {
 		}
 		return checkExpr(x.Right)
 	case *nodes.FuncExpr:
-		if !immutableFuncs[x.Name] {
-			return notShippable("function %s", x.Name)
+		argTypes := make([]types.T, len(x.Args))
+		for i, a := range x.Args {
+			argTypes[i] = a.Type()
 		}
-		if zonedFuncs[x.Name] {
-			for _, a := range x.Args {
-				if a.Type().ID == types.TimestampTZ {
-					return notShippable("function %s on timestamp with time zone (it depends on TimeZone)", x.Name)
-				}
-			}
+		if !funcs.Shippable(x.Name, argTypes) {
+			// Not immutable (date_trunc of timestamptz reads TimeZone), or
+			// not PostgreSQL's.
+			return notShippable("function %s(%s)", x.Name, typeList(argTypes))
 		}
 		return checkList(x.Args)
 	case *nodes.BoolExpr:
@@ -773,7 +773,7 @@ func checkAgg(a *nodes.AggCall) error {
 	if a == nil {
 		return notShippable("missing aggregate")
 	}
-	if !shippableAggs[a.Name] {
+	if agg := funcs.Aggregate(a.Name); agg == nil || !agg.Remote {
 		return notShippable("aggregate %s", a.Name)
 	}
 	if a.Star {
@@ -809,30 +809,6 @@ var binaryOps = map[string]bool{
 	"||": true, "~~": true, "!~~": true, "~~*": true, "!~~*": true,
 }
 
-// immutableFuncs are built-in functions (pg_catalog) that are immutable
-// for pgfed's types, except as zonedFuncs says.
-var immutableFuncs = setOf(
-	// mathematical
-	"abs", "cbrt", "ceil", "ceiling", "degrees", "div", "exp", "floor",
-	"gcd", "lcm", "ln", "log", "log10", "mod", "pi", "power", "pow",
-	"radians", "round", "scale", "sign", "sqrt", "trunc",
-	// string
-	"ascii", "btrim", "char_length", "character_length", "chr", "initcap",
-	"left", "length", "like_escape", "lower", "lpad", "ltrim", "md5",
-	"octet_length", "repeat", "replace", "reverse", "right", "rpad",
-	"rtrim", "split_part", "starts_with", "strpos", "substr", "substring",
-	"translate", "upper",
-	// date/time
-	"date_part", "date_trunc", "extract",
-)
-
-// zonedFuncs are the immutableFuncs whose timestamp with time zone
-// variants are stable: they read TimeZone.
-var zonedFuncs = setOf("date_part", "date_trunc", "extract")
-
-// shippableAggs are the built-in aggregates; all are immutable.
-var shippableAggs = setOf("count", "sum", "avg", "min", "max", "bool_and", "bool_or", "every", "string_agg")
-
 // quotedKeywords are PostgreSQL 15's keywords that quote_identifier
 // quotes: the reserved, col_name and type_func_name ones (in that order,
 // as pg_get_keywords() lists them). Unreserved keywords are plain
@@ -865,4 +841,12 @@ func setOf(words ...string) map[string]bool {
 		set[w] = true
 	}
 	return set
+}
+
+func typeList(ts []types.T) string {
+	parts := make([]string, len(ts))
+	for i, t := range ts {
+		parts[i] = t.String()
+	}
+	return strings.Join(parts, ", ")
 }

@@ -459,7 +459,7 @@ func floatToInt(t T, v float64) (int64, error) {
 	// -float64(lo) is exactly 2^15, 2^31 or 2^63; the maximum itself may not
 	// be representable in float64, so compare against that bound instead.
 	if math.IsNaN(r) || r < float64(lo) || r >= -float64(lo) {
-		return 0, errIntOutOfRange(t)
+		return 0, ErrIntOutOfRange(t)
 	}
 	return int64(r), nil
 }

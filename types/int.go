@@ -19,10 +19,10 @@ func intRange(t T) (lo, hi int64) {
 	}
 }
 
-// errIntOutOfRange is PostgreSQL's 22003 for integer arithmetic or casts that
+// ErrIntOutOfRange is PostgreSQL's 22003 for integer arithmetic or casts that
 // leave t's range: "smallint out of range", "integer out of range",
 // "bigint out of range".
-func errIntOutOfRange(t T) error {
+func ErrIntOutOfRange(t T) error {
 	return pgerr.New(pgerr.NumericValueOutOfRange, "%s out of range", idNames[t.ID])
 }
 
@@ -30,7 +30,7 @@ func errIntOutOfRange(t T) error {
 func checkIntRange(t T, v int64) (int64, error) {
 	lo, hi := intRange(t)
 	if v < lo || v > hi {
-		return 0, errIntOutOfRange(t)
+		return 0, ErrIntOutOfRange(t)
 	}
 	return v, nil
 }
@@ -87,7 +87,7 @@ func AddInt(t T, a, b int64) (int64, error) {
 	sum := a + b
 	// Signed overflow happened iff both operands have the sign the sum lacks.
 	if (a^sum)&(b^sum) < 0 {
-		return 0, errIntOutOfRange(t)
+		return 0, ErrIntOutOfRange(t)
 	}
 	return checkIntRange(t, sum)
 }
@@ -96,7 +96,7 @@ func AddInt(t T, a, b int64) (int64, error) {
 func SubInt(t T, a, b int64) (int64, error) {
 	diff := a - b
 	if (a^b)&(a^diff) < 0 {
-		return 0, errIntOutOfRange(t)
+		return 0, ErrIntOutOfRange(t)
 	}
 	return checkIntRange(t, diff)
 }
@@ -110,7 +110,7 @@ func MulInt(t T, a, b int64) (int64, error) {
 		limit++
 	}
 	if hi != 0 || lo > limit {
-		return 0, errIntOutOfRange(t)
+		return 0, ErrIntOutOfRange(t)
 	}
 	product := int64(lo) // wraps to MinInt64 for 1<<63, which is what we want when negative
 	if negative {
@@ -154,7 +154,7 @@ func ModInt(t T, a, b int64) (int64, error) {
 func NegInt(t T, a int64) (int64, error) {
 	lo, _ := intRange(t)
 	if a == lo {
-		return 0, errIntOutOfRange(t)
+		return 0, ErrIntOutOfRange(t)
 	}
 	return -a, nil
 }

@@ -49,7 +49,8 @@ func errNumericOverflow() error {
 	return pgerr.New(pgerr.NumericValueOutOfRange, "value overflows numeric format")
 }
 
-func errDivisionByZero() error {
+// ErrDivisionByZero is PostgreSQL's 22012.
+func ErrDivisionByZero() error {
 	return pgerr.New(pgerr.DivisionByZero, "division by zero")
 }
 
@@ -309,7 +310,7 @@ func NumericDiv(a, b *apd.Decimal) (*apd.Decimal, error) {
 	aCoeff, aScale := numericParts(a)
 	bCoeff, bScale := numericParts(b)
 	if bCoeff.Sign() == 0 {
-		return nil, errDivisionByZero()
+		return nil, ErrDivisionByZero()
 	}
 	rscale := divScale(aCoeff, aScale, bCoeff, bScale)
 	return makeNumeric(quotient(aCoeff, int64(aScale), bCoeff, int64(bScale), int64(rscale), true), rscale)
@@ -325,7 +326,7 @@ func divSpecial(a, b *apd.Decimal) (*apd.Decimal, error) {
 		}
 		switch numericSign(b) {
 		case 0:
-			return nil, errDivisionByZero()
+			return nil, ErrDivisionByZero()
 		case 1:
 			return newInfinity(a.Negative), nil
 		default:
@@ -345,7 +346,7 @@ func NumericMod(a, b *apd.Decimal) (*apd.Decimal, error) {
 		}
 		if a.Form == apd.Infinite {
 			if numericSign(b) == 0 {
-				return nil, errDivisionByZero()
+				return nil, ErrDivisionByZero()
 			}
 			return newNaN(), nil
 		}
@@ -354,7 +355,7 @@ func NumericMod(a, b *apd.Decimal) (*apd.Decimal, error) {
 	scale := max(numericScale(a), numericScale(b))
 	divisor := scaledCoeff(b, scale)
 	if divisor.Sign() == 0 {
-		return nil, errDivisionByZero()
+		return nil, ErrDivisionByZero()
 	}
 	rem := new(apd.BigInt).Rem(scaledCoeff(a, scale), divisor)
 	return makeNumeric(rem, scale)
@@ -924,7 +925,7 @@ func numericToInt(d *apd.Decimal, t T) (int64, error) {
 	c, scale := numericParts(d)
 	whole, _ := rescaleCoeff(c, scale, 0, true)
 	if !whole.IsInt64() {
-		return 0, errIntOutOfRange(t)
+		return 0, ErrIntOutOfRange(t)
 	}
 	return checkIntRange(t, whole.Int64())
 }

@@ -82,3 +82,31 @@ func trimBlankPadding(s string) string {
 func compareBpchar(a, b string) int {
 	return strings.Compare(trimBlankPadding(a), trimBlankPadding(b))
 }
+
+// LowerASCII lowercases ASCII letters only, as PostgreSQL does under the
+// C locale.
+func LowerASCII(s string) string {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= 'A' && c <= 'Z' {
+			b := []byte(s)
+			for j := i; j < len(b); j++ {
+				if b[j] >= 'A' && b[j] <= 'Z' {
+					b[j] += 'a' - 'A'
+				}
+			}
+			return string(b)
+		}
+	}
+	return s
+}
+
+// UpperASCII uppercases ASCII letters only (upper() under the C locale).
+func UpperASCII(s string) string {
+	b := []byte(s)
+	for j := range b {
+		if b[j] >= 'a' && b[j] <= 'z' {
+			b[j] -= 'a' - 'A'
+		}
+	}
+	return string(b)
+}

@@ -1,0 +1,300 @@
+package funcs
+
+// The built-in scalar functions: overloads and implementations.
+
+import (
+	"math"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/cockroachdb/apd/v3"
+	"github.com/pgfed/pgfed/pgerr"
+	"github.com/pgfed/pgfed/types"
+)
+
+var (
+	i2, i4, i8, f4, f8, num = types.Int2T, types.Int4T, types.Int8T, types.Float4T, types.Float8T, types.NumericT
+	txt, bpchar, boolT      = types.TextT, types.BpcharT, types.BoolT
+	ts, tstz, date          = types.TimestampT, types.TimestampTZT, types.DateT
+)
+
+// sig is an immutable overload.
+func sig(result types.T, args ...types.T) Signature { return Signature{Args: args, Result: result} }
+
+// stable is a stable overload.
+func stable(s Signature) Signature { s.Volatility = Stable; return s }
+
+// volatile is a volatile overload.
+func volatile(s Signature) Signature { s.Volatility = Volatile; return s }
+
+// same binds one implementation whatever the argument types.
+func same(fn Impl) func([]types.T) Impl { return func([]types.T) Impl { return fn } }
+
+// immutable is an entry for a function PostgreSQL has too, strict.
+func immutable(name string, bind func([]types.T) Impl, overloads ...Signature) *Func {
+	return &Func{Name: name, Overloads: overloads, Strict: true, Remote: true, Bind: bind}
+}
+
+var scalars = map[string]*Func{}
+
+func register(fs ...*Func) {
+	for _, f := range fs {
+		scalars[f.Name] = f
+	}
+}
+
+func init() {
+	numericOverloads := func(ts ...types.T) []Signature {
+		out := make([]Signature, len(ts))
+		for i, t := range ts {
+			out[i] = sig(t, t)
+		}
+		return out
+	}
+	lengthImpl := func(argTypes []types.T) Impl {
+		padded := argTypes[0].ID == types.Bpchar
+		return func(a []any) (any, error) {
+			s := a[0].(string)
+			if padded {
+				s = strings.TrimRight(s, " ")
+			}
+			return int64(utf8.RuneCountInString(s)), nil
+		}
+	}
+	register(
+		immutable("abs", bindAbs, numericOverloads(i2, i4, i8, f4, f8, num)...),
+		immutable("round", bindRoundTrunc(true), sig(f8, f8), sig(num, num), sig(num, num, i4)),
+		immutable("trunc", bindRoundTrunc(false), sig(f8, f8), sig(num, num), sig(num, num, i4)),
+		immutable("floor", same(floorImpl), sig(f8, f8), sig(num, num)),
+		immutable("ceil", same(ceilImpl), sig(f8, f8), sig(num, num)),
+		immutable("mod", same(modImpl), sig(i2, i2, i2), sig(i4, i4, i4), sig(i8, i8, i8), sig(num, num, num)),
+		immutable("power", same(powerImpl), sig(f8, f8, f8), sig(num, num, num)),
+		immutable("sqrt", same(sqrtImpl), sig(f8, f8), sig(num, num)),
+		immutable("lower", same(func(a []any) (any, error) { return types.LowerASCII(a[0].(string)), nil }), sig(txt, txt)),
+		immutable("upper", same(func(a []any) (any, error) { return types.UpperASCII(a[0].(string)), nil }), sig(txt, txt)),
+		immutable("length", lengthImpl, sig(i4, txt), sig(i4, bpchar)),
+		immutable("char_length", lengthImpl, sig(i4, txt), sig(i4, bpchar)),
+		immutable("character_length", lengthImpl, sig(i4, txt), sig(i4, bpchar)),
+		immutable("octet_length", same(func(a []any) (any, error) { return int64(len(a[0].(string))), nil }), sig(i4, txt)),
+		immutable("substr", same(substrImpl), sig(txt, txt, i4), sig(txt, txt, i4, i4)),
+		immutable("substring", same(substrImpl), sig(txt, txt, i4), sig(txt, txt, i4, i4)),
+		immutable("strpos", same(strposImpl), sig(i4, txt, txt)),
+		immutable("btrim", same(trimImpl(strings.Trim)), sig(txt, txt), sig(txt, txt, txt)),
+		immutable("ltrim", same(trimImpl(strings.TrimLeft)), sig(txt, txt), sig(txt, txt, txt)),
+		immutable("rtrim", same(trimImpl(strings.TrimRight)), sig(txt, txt), sig(txt, txt, txt)),
+		immutable("replace", same(replaceImpl), sig(txt, txt, txt, txt)),
+		immutable("like_escape", same(func(a []any) (any, error) { return LikeEscape(a[0].(string), a[1].(string)) }), sig(txt, txt, txt)),
+		// date_trunc, extract and date_part of timestamptz read TimeZone.
+		immutable("date_trunc", bindDateTrunc, sig(ts, txt, ts), stable(sig(tstz, txt, tstz))),
+		immutable("extract", bindExtract(false), sig(num, txt, date), sig(num, txt, ts), stable(sig(num, txt, tstz))),
+		immutable("date_part", bindExtract(true), sig(f8, txt, date), sig(f8, txt, ts), stable(sig(f8, txt, tstz))),
+		// concat calls the arguments' output functions: stable in PostgreSQL.
+		&Func{Name: "concat", Overloads: []Signature{stable(Signature{Variadic: true, Result: txt})}, Remote: true, Bind: bindConcat},
+		&Func{Name: "now", Overloads: []Signature{stable(sig(tstz))}, Remote: true, Special: StatementTime},
+		&Func{Name: "statement_timestamp", Overloads: []Signature{stable(sig(tstz))}, Remote: true, Special: StatementTime},
+		&Func{Name: "transaction_timestamp", Overloads: []Signature{stable(sig(tstz))}, Remote: true, Special: StatementTime},
+		// postgres_fdw's connection functions act on this session.
+		&Func{Name: "postgres_fdw_disconnect", Overloads: []Signature{volatile(sig(boolT, txt))}, Strict: true, Special: Disconnect},
+		&Func{Name: "postgres_fdw_disconnect_all", Overloads: []Signature{volatile(sig(boolT))}, Special: DisconnectAll},
+	)
+}
+
+func bindAbs(argTypes []types.T) Impl {
+	t := argTypes[0]
+	return func(a []any) (any, error) {
+		switch v := a[0].(type) {
+		case int64:
+			if v < 0 {
+				if (t.ID == types.Int8 && v == math.MinInt64) || (t.ID == types.Int4 && v == math.MinInt32) || (t.ID == types.Int2 && v == math.MinInt16) {
+					return nil, types.ErrIntOutOfRange(t)
+				}
+				return -v, nil
+			}
+			return v, nil
+		case float64:
+			return math.Abs(v), nil
+		default:
+			return types.NumericAbs(v.(*apd.Decimal)), nil
+		}
+	}
+}
+
+func bindRoundTrunc(round bool) func([]types.T) Impl {
+	return same(func(a []any) (any, error) {
+		switch v := a[0].(type) {
+		case float64:
+			if round {
+				return math.RoundToEven(v), nil
+			}
+			return math.Trunc(v), nil
+		default:
+			scale := int64(0)
+			if len(a) > 1 {
+				scale = a[1].(int64)
+			}
+			if round {
+				return types.NumericRound(v.(*apd.Decimal), int32(scale)), nil
+			}
+			return types.NumericTrunc(v.(*apd.Decimal), int32(scale)), nil
+		}
+	})
+}
+
+func floorImpl(a []any) (any, error) {
+	if v, ok := a[0].(float64); ok {
+		return math.Floor(v), nil
+	}
+	return types.NumericFloor(a[0].(*apd.Decimal)), nil
+}
+
+func ceilImpl(a []any) (any, error) {
+	if v, ok := a[0].(float64); ok {
+		return math.Ceil(v), nil
+	}
+	return types.NumericCeil(a[0].(*apd.Decimal)), nil
+}
+
+func modImpl(a []any) (any, error) {
+	switch v := a[0].(type) {
+	case int64:
+		d := a[1].(int64)
+		if d == 0 {
+			return nil, types.ErrDivisionByZero()
+		}
+		if d == -1 {
+			return int64(0), nil
+		}
+		return v % d, nil
+	default:
+		return types.NumericMod(v.(*apd.Decimal), a[1].(*apd.Decimal))
+	}
+}
+
+func powerImpl(a []any) (any, error) {
+	if v, ok := a[0].(float64); ok {
+		return floatPower(v, a[1].(float64))
+	}
+	return types.NumericPower(a[0].(*apd.Decimal), a[1].(*apd.Decimal))
+}
+
+// floatPower is power(float8, float8) with PostgreSQL's domain errors.
+func floatPower(x, y float64) (any, error) {
+	if x == 0 && y < 0 {
+		return nil, pgerr.New(pgerr.InvalidArgumentForPowerFunc, "zero raised to a negative power is undefined")
+	}
+	if x < 0 && math.Floor(y) != y {
+		return nil, pgerr.New(pgerr.InvalidArgumentForPowerFunc, "a negative number raised to a non-integer power yields a complex result")
+	}
+	r := math.Pow(x, y)
+	if math.IsInf(r, 0) && !math.IsInf(x, 0) && !math.IsInf(y, 0) {
+		return nil, pgerr.New(pgerr.NumericValueOutOfRange, "value out of range: overflow")
+	}
+	if r == 0 && x != 0 && !math.IsInf(y, 0) {
+		return nil, pgerr.New(pgerr.NumericValueOutOfRange, "value out of range: underflow")
+	}
+	return r, nil
+}
+
+func sqrtImpl(a []any) (any, error) {
+	if v, ok := a[0].(float64); ok {
+		if v < 0 {
+			return nil, pgerr.New(pgerr.InvalidArgumentForPowerFunc, "cannot take square root of a negative number")
+		}
+		return math.Sqrt(v), nil
+	}
+	return types.NumericSqrt(a[0].(*apd.Decimal))
+}
+
+func substrImpl(a []any) (any, error) {
+	rs := []rune(a[0].(string))
+	start := a[1].(int64)
+	end := int64(math.MaxInt64)
+	if len(a) > 2 {
+		l := a[2].(int64)
+		if l < 0 {
+			return nil, pgerr.New(pgerr.SubstringError, "negative substring length not allowed")
+		}
+		end = start + l
+		if end < start { // overflow
+			end = math.MaxInt64
+		}
+	}
+	if start < 1 {
+		start = 1
+	}
+	if end > int64(len(rs))+1 {
+		end = int64(len(rs)) + 1
+	}
+	if start >= end {
+		return "", nil
+	}
+	return string(rs[start-1 : end-1]), nil
+}
+
+func strposImpl(a []any) (any, error) {
+	s, sub := a[0].(string), a[1].(string)
+	i := strings.Index(s, sub)
+	if i < 0 {
+		return int64(0), nil
+	}
+	return int64(utf8.RuneCountInString(s[:i]) + 1), nil
+}
+
+// trimImpl is btrim, ltrim or rtrim: the characters default to a blank.
+func trimImpl(trim func(s, cutset string) string) Impl {
+	return func(a []any) (any, error) {
+		chars := " "
+		if len(a) > 1 {
+			chars = a[1].(string)
+		}
+		return trim(a[0].(string), chars), nil
+	}
+}
+
+func replaceImpl(a []any) (any, error) {
+	if a[1].(string) == "" {
+		return a[0], nil
+	}
+	return strings.ReplaceAll(a[0].(string), a[1].(string), a[2].(string)), nil
+}
+
+func bindConcat(argTypes []types.T) Impl {
+	return func(a []any) (any, error) {
+		var b strings.Builder
+		for i, v := range a {
+			if v == nil {
+				continue
+			}
+			if argTypes[i].IsString() {
+				b.WriteString(v.(string))
+			} else {
+				b.WriteString(types.Format(argTypes[i], v))
+			}
+		}
+		return b.String(), nil
+	}
+}
+
+func bindDateTrunc(argTypes []types.T) Impl {
+	t := argTypes[1]
+	return func(a []any) (any, error) { return types.DateTrunc(a[0].(string), t, a[1].(int64)) }
+}
+
+// bindExtract is extract (numeric) or, with float, date_part (double
+// precision); NULL for fields an infinite value has not (hour of
+// 'infinity').
+func bindExtract(float bool) func([]types.T) Impl {
+	return func(argTypes []types.T) Impl {
+		t := argTypes[1]
+		return func(a []any) (any, error) {
+			d, err := types.Extract(a[0].(string), t, a[1])
+			if err != nil || d == nil {
+				return nil, err
+			}
+			if float {
+				return d.Float64()
+			}
+			return d, nil
+		}
+	}
+}
