@@ -650,7 +650,7 @@ func Truncate(env *Env, st *pg.TruncateStmt) (*Result, error) {
 		leaves := t.Leaves()
 		env.Writes.Lock(leaves)
 		for _, leaf := range leaves {
-			env.Writes.Replace(leaf)
+			env.Writes.Truncate(leaf)
 		}
 	}
 	return tag("TRUNCATE TABLE")

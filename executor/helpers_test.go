@@ -174,6 +174,23 @@ func scanAB(tbl *storage.Table) *nodes.SeqScan {
 	}
 }
 
+// dmlPlan is an UPDATE (with set columns) or DELETE of tbl(a, b) as the
+// planner makes it: a scan of a, b and ctid filtered by where, producing
+// the SET values and the ctid.
+func dmlPlan(op nodes.ModifyOp, tbl *storage.Table, where nodes.Expr, setCols []int, set []nodes.Expr, returning ...nodes.Expr) *nodes.ModifyTable {
+	scan := &nodes.SeqScan{Table: tbl, Columns: []int{0, 1, storage.CtidColumn}}
+	scan.Filter = where
+	scan.Targets = append(append([]nodes.Expr(nil), set...), col(2, types.Int8T))
+	for i, e := range scan.Targets {
+		scan.Out = append(scan.Out, field("x"+itoa(i), e.Type()))
+	}
+	m := &nodes.ModifyTable{Op: op, Table: tbl, Child: scan, Leaves: []*storage.Table{tbl}, SetCols: setCols, Returning: returning}
+	for i, e := range returning {
+		m.Out = append(m.Out, field("r"+itoa(i), e.Type()))
+	}
+	return m
+}
+
 // knownBug skips a test that reproduces a known engine bug (the skip
 // message starts with "bug: "). Set EXECUTOR_KNOWN_BUGS=1 to run such
 // tests and watch them fail.

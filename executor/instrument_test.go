@@ -111,14 +111,11 @@ func TestInstrumentationCounts(t *testing.T) {
 				{node: series, loops: 1, rows: 10},
 			}}
 		}},
-		{"UPDATE counts its scan itself", func(tbl *storage.Table) plan {
-			where := cmpOp("<", colA, colB)
-			scan := withFilter(scanAB(tbl), where)
-			upd := &nodes.ModifyTable{Op: nodes.Update, Table: tbl, Child: scan, Leaves: []*storage.Table{tbl},
-				Where: where, SetCols: []int{1}, SetExprs: []nodes.Expr{colA}}
+		{"UPDATE consumes its scan", func(tbl *storage.Table) plan {
+			upd := dmlPlan(nodes.Update, tbl, cmpOp("<", colA, colB), []int{1}, []nodes.Expr{colA})
 			return plan{upd, []nodeWant{
 				{node: upd, loops: 1, rows: 0},
-				{node: scan, loops: 1, rows: 3, rmFilter: 5, notWrapped: true},
+				{node: upd.Child, loops: 1, rows: 3, rmFilter: 5},
 			}}
 		}},
 	}

@@ -188,16 +188,10 @@ func TestPlansReleaseEverything(t *testing.T) {
 			return withFilter(scanAB(tbl), cmpOp(">", colA, int8Lit(3)))
 		}},
 		{name: "DELETE", wantRows: 0, plan: func(tbl *storage.Table) nodes.Plan {
-			return &nodes.ModifyTable{Op: nodes.Delete, Table: tbl, Leaves: []*storage.Table{tbl}, Where: cmpOp("<", colA, colB)}
+			return dmlPlan(nodes.Delete, tbl, cmpOp("<", colA, colB), nil, nil)
 		}},
 		{name: "UPDATE RETURNING", wantRows: 3, plan: func(tbl *storage.Table) nodes.Plan {
-			return &nodes.ModifyTable{
-				PlanBase: nodes.PlanBase{Out: []nodes.Field{field("a", types.Int8T)}},
-				Op:       nodes.Update, Table: tbl, Leaves: []*storage.Table{tbl},
-				Where:   cmpOp("<", colA, colB),
-				SetCols: []int{0}, SetExprs: []nodes.Expr{op("+", colA, colB, types.Int8T)},
-				Returning: []nodes.Expr{colA},
-			}
+			return dmlPlan(nodes.Update, tbl, cmpOp("<", colA, colB), []int{0}, []nodes.Expr{op("+", colA, colB, types.Int8T)}, colA)
 		}},
 		{name: "INSERT from scan", wantRows: 0, plan: func(tbl *storage.Table) nodes.Plan {
 			return &nodes.ModifyTable{Op: nodes.Insert, Table: tbl, Child: scanAB(tbl)}
@@ -294,8 +288,7 @@ func TestFailedUpdateReleasesSnapshot(t *testing.T) {
 		{
 			name: "SET divides by zero in the first batch",
 			mt: func(tbl *storage.Table) *nodes.ModifyTable {
-				return &nodes.ModifyTable{Op: nodes.Update, Table: tbl, Leaves: []*storage.Table{tbl},
-					SetCols: []int{0}, SetExprs: []nodes.Expr{op("/", colA, op("-", colB, colB, types.Int8T), types.Int8T)}}
+				return dmlPlan(nodes.Update, tbl, nil, []int{0}, []nodes.Expr{op("/", colA, op("-", colB, colB, types.Int8T), types.Int8T)})
 			},
 			ctx:  context.Background,
 			code: pgerr.DivisionByZero,
@@ -303,7 +296,7 @@ func TestFailedUpdateReleasesSnapshot(t *testing.T) {
 		{
 			name: "DELETE cancelled",
 			mt: func(tbl *storage.Table) *nodes.ModifyTable {
-				return &nodes.ModifyTable{Op: nodes.Delete, Table: tbl, Leaves: []*storage.Table{tbl}}
+				return dmlPlan(nodes.Delete, tbl, nil, nil, nil)
 			},
 			ctx: func() context.Context {
 				ctx, cancel := context.WithCancel(context.Background())

@@ -14,7 +14,6 @@ import (
 	"github.com/pgfed/pgfed/executor/exectest"
 	"github.com/pgfed/pgfed/nodes"
 	"github.com/pgfed/pgfed/pgerr"
-	"github.com/pgfed/pgfed/storage"
 	"github.com/pgfed/pgfed/types"
 )
 
@@ -44,7 +43,7 @@ func TestLeafLifecycle(t *testing.T) {
 		{"Result", &nodes.Result{}, 1},
 		{"Result Empty", &nodes.Result{Empty: true}, 0},
 		// Last: it deletes the rows where a < b.
-		{"DELETE", &nodes.ModifyTable{Op: nodes.Delete, Table: tbl, Leaves: []*storage.Table{tbl}, Where: cmpOp("<", colA, colB)}, 0},
+		{"DELETE", dmlPlan(nodes.Delete, tbl, cmpOp("<", colA, colB), nil, nil), 0},
 	}
 	for _, leaf := range leaves {
 		t.Run(leaf.name, func(t *testing.T) {
@@ -57,7 +56,8 @@ func TestLeafLifecycle(t *testing.T) {
 				t.Fatalf("Close without Open: %v", err)
 			}
 
-			op, err = Build(leaf.plan, writeContext(t))
+			opened := writeContext(t)
+			op, err = Build(leaf.plan, opened)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -67,6 +67,7 @@ func TestLeafLifecycle(t *testing.T) {
 			if err := op.Close(); err != nil {
 				t.Fatalf("Close without Next: %v", err)
 			}
+			endWrites(t, opened, false) // the statement's end releases its locks
 
 			ec := writeContext(t)
 			op, err = Build(leaf.plan, ec)
@@ -234,4 +235,52 @@ func TestValuesScan(t *testing.T) {
 	}
 	_, err = exectest.Run(context.Background(), op2)
 	wantPgErr(t, err, pgerr.DivisionByZero, "division by zero")
+}
+
+// TestDeleteKeepsUntouchedBatches: DELETE and UPDATE find their rows by
+// identity and rewrite only the stored batches they changed; the others
+// stay shared, not copied.
+func TestDeleteKeepsUntouchedBatches(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	tbl := leakTable(mem) // batches (1,3) (2,2) (3,1) | (4,5) (NULL,5) (6,NULL) | (7,9) (8,0)
+	before := tbl.Snapshot()
+	for _, tc := range []struct {
+		name string
+		plan *nodes.ModifyTable
+		rows int64
+	}{
+		{"DELETE", dmlPlan(nodes.Delete, tbl, cmpOp("=", colA, int8Lit(4)), nil, nil), 7},
+		{"UPDATE", dmlPlan(nodes.Update, tbl, cmpOp("=", colA, int8Lit(1)), []int{1}, []nodes.Expr{int8Lit(10)}), 7},
+	} {
+		ec := writeContext(t)
+		op, err := Build(tc.plan, ec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := exectest.Run(context.Background(), op); err != nil {
+			t.Fatal(err)
+		}
+		endWrites(t, ec, true)
+		if n := tbl.Rows(); n != tc.rows {
+			t.Fatalf("%s: %d rows, want %d", tc.name, n, tc.rows)
+		}
+	}
+	after := tbl.Snapshot()
+	// The third stored batch was never touched: the same arrays.
+	shared := 0
+	for _, b := range after {
+		if b.Column(0) == before[2].Column(0) {
+			shared++
+		}
+	}
+	if shared != 1 {
+		t.Errorf("the untouched batch was copied (%d of %d batches share its arrays)", shared, len(after))
+	}
+	if got := exectest.Rows(after[len(after)-1]); len(got) != 1 || got[0][0] != int64(1) || got[0][1] != int64(10) {
+		t.Errorf("updated row %v, want [1 10] last", got)
+	}
+	releaseBatches(before)
+	releaseBatches(after)
+	tbl.Replace(nil)
+	mem.AssertSize(t, 0)
 }

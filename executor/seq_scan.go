@@ -13,10 +13,14 @@ package executor
 import (
 	"context"
 	"io"
+	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/pgfed/pgfed/nodes"
+	"github.com/pgfed/pgfed/pgerr"
+	"github.com/pgfed/pgfed/storage"
+	"github.com/pgfed/pgfed/types"
 )
 
 type seqScan struct {
@@ -27,6 +31,7 @@ type seqScan struct {
 	pos     int
 	shared  *parallelScan // set for a Parallel Seq Scan under a Gather
 	qual    *qual
+	system  bool // the scan reads system columns (UPDATE, DELETE)
 }
 
 var _ qualOwner = (*seqScan)(nil)
@@ -34,14 +39,18 @@ var _ qualOwner = (*seqScan)(nil)
 func newSeqScan(p *nodes.SeqScan, ec *ExecContext) (*seqScan, error) {
 	fields := make([]nodes.Field, len(p.Columns))
 	for i, c := range p.Columns {
-		col := p.Table.Columns[c]
-		fields[i] = nodes.Field{Name: col.Name, T: col.Type}
+		fields[i] = nodes.Field{Name: p.Table.ColumnName(c), T: p.Table.ColumnType(c)}
 	}
 	q, err := newQual(&p.PlanBase, ec)
 	if err != nil {
 		return nil, err
 	}
-	return &seqScan{plan: p, ec: ec, schema: schemaOf(fields), qual: q}, nil
+	sc := &seqScan{plan: p, ec: ec, schema: schemaOf(fields), qual: q}
+	sc.system = slices.ContainsFunc(p.Columns, func(c int) bool { return c < 0 })
+	if sc.system && p.Parallel {
+		return nil, pgerr.Internal("executor: a Parallel Seq Scan cannot read system columns")
+	}
+	return sc, nil
 }
 
 func (s *seqScan) ownsQual() {}
@@ -78,7 +87,35 @@ func (s *seqScan) nextStored(ctx context.Context) (arrow.RecordBatch, error) {
 	b := s.batches[s.pos]
 	s.batches[s.pos] = nil
 	s.pos++
+	if s.system {
+		return s.withSystemColumns(b, s.pos-1), nil
+	}
 	return projectColumns(b, s.plan.Columns, s.schema), nil
+}
+
+// withSystemColumns is projectColumns for a scan that also reads system
+// columns: batch is the stored batch's position in the snapshot, which
+// with the row number is the row's ctid.
+func (s *seqScan) withSystemColumns(b arrow.RecordBatch, batch int) arrow.RecordBatch {
+	defer b.Release()
+	n := int(b.NumRows())
+	arrs := make([]arrow.Array, len(s.plan.Columns))
+	for i, c := range s.plan.Columns {
+		switch c {
+		case storage.CtidColumn:
+			ids := make([]int64, n)
+			for r := range ids {
+				ids[r] = storage.Ctid(batch, r)
+			}
+			arrs[i] = newFixedArray(arrow.PrimitiveTypes.Int64, ids, nil, 0)
+		case storage.TableOIDColumn:
+			arrs[i] = constArray(types.Int8T, s.plan.Table.OID, n)
+		default:
+			arrs[i] = b.Column(c)
+			arrs[i].Retain()
+		}
+	}
+	return makeBatch(s.schema, arrs, n)
 }
 
 // projectColumns returns the columns cols of b as a new batch sharing the

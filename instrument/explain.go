@@ -637,7 +637,7 @@ func (e *explainer) output(p nodes.Plan) []outItem {
 		}
 		items := make([]outItem, len(x.Columns))
 		for i, c := range x.Columns {
-			items[i] = outItem{text: e.qualify(alias, x.Table.Columns[c].Name), plain: true}
+			items[i] = outItem{text: e.qualify(alias, x.Table.ColumnName(c)), plain: true}
 		}
 		return items
 	case *nodes.ForeignScan:

@@ -273,20 +273,20 @@ const (
 //
 // For Insert, Child produces complete rows of Table (defaults filled,
 // values coerced to the column types); rows are routed to partitions.
-// For Update and Delete, the node itself reads every leaf table in Leaves
-// (Child only shows the scans in EXPLAIN): rows where Where is true are
-// deleted, or updated by evaluating SetExprs (over the full old row) into
-// the columns SetCols, re-routing rows whose partition changes.
-// Returning, if set, is evaluated over the full new (or deleted) row.
+// For Update and Delete, Child scans the rows to change (the WHERE is its
+// filter) and produces, per row, the new values of the columns SetCols
+// (Update only), then the row's identity: tableoid (for a partitioned
+// Table) and ctid (storage's system columns). The node fetches the old
+// row by its identity from Leaves, the tables Child scans. Updated rows
+// whose partition changes are routed again. Returning, if set, is
+// evaluated over the full new (or deleted) row.
 type ModifyTable struct {
 	PlanBase
 	Op        ModifyOp
 	Table     *storage.Table
 	Child     Plan
 	Leaves    []*storage.Table
-	Where     Expr
 	SetCols   []int
-	SetExprs  []Expr
 	Returning []Expr
 }
 

@@ -270,20 +270,15 @@ func (pc *planCtx) planUpdate(s *pg.UpdateStmt) (*Query, error) {
 	if len(s.FromClause) > 0 {
 		return nil, pgerr.NotSupported("UPDATE ... FROM")
 	}
-	t, err := pc.resolveTable(s.Relation)
+	t, alias, err := pc.modifyTarget(s.Relation, "UPDATE of")
 	if err != nil {
 		return nil, err
 	}
-	if err := refuseForeignWrite(t, "UPDATE of"); err != nil {
-		return nil, err
-	}
-	alias := t.Name
-	if s.Relation.Alias != nil {
-		alias = s.Relation.Alias.Aliasname
-	}
-	sc := fullRowScope(t, alias)
-	m := &nodes.ModifyTable{Op: nodes.Update, Table: t, Leaves: t.Leaves()}
-	ec := &exprCtx{p: pc, scope: sc, clause: "UPDATE"}
+	src := pc.tableSource(t, alias)
+	m := &nodes.ModifyTable{Op: nodes.Update, Table: t}
+	ec := &exprCtx{p: pc, scope: src.scope, clause: "UPDATE"}
+	var values []nodes.Expr
+	var out []nodes.Field
 	for _, n := range s.TargetList {
 		rt := n.GetResTarget()
 		if len(rt.Indirection) > 0 {
@@ -312,12 +307,16 @@ func (pc *planCtx) planUpdate(s *pg.UpdateStmt) (*Query, error) {
 			}
 		}
 		m.SetCols = append(m.SetCols, c)
-		m.SetExprs = append(m.SetExprs, e)
+		values = append(values, e)
+		out = append(out, nodes.Field{Name: t.Columns[c].Name, T: t.Columns[c].Type})
 	}
-	if m.Where, err = pc.modifyWhere(s.WhereClause, sc); err != nil {
+	where, err := pc.modifyWhere(s.WhereClause, src.scope)
+	if err != nil {
 		return nil, err
 	}
-	m.Child = pc.modifyScans(m)
+	if err := pc.modifyChild(m, src, where, values, out); err != nil {
+		return nil, err
+	}
 	return pc.finishModify(m, s.ReturningList, "UPDATE")
 }
 
@@ -328,24 +327,37 @@ func (pc *planCtx) planDelete(s *pg.DeleteStmt) (*Query, error) {
 	if len(s.UsingClause) > 0 {
 		return nil, pgerr.NotSupported("DELETE ... USING")
 	}
-	t, err := pc.resolveTable(s.Relation)
+	t, alias, err := pc.modifyTarget(s.Relation, "DELETE from")
 	if err != nil {
 		return nil, err
 	}
-	if err := refuseForeignWrite(t, "DELETE from"); err != nil {
+	src := pc.tableSource(t, alias)
+	m := &nodes.ModifyTable{Op: nodes.Delete, Table: t}
+	where, err := pc.modifyWhere(s.WhereClause, src.scope)
+	if err != nil {
 		return nil, err
+	}
+	if err := pc.modifyChild(m, src, where, nil, nil); err != nil {
+		return nil, err
+	}
+	return pc.finishModify(m, s.ReturningList, "DELETE")
+}
+
+// modifyTarget resolves the table an UPDATE or DELETE changes, and the
+// name the statement calls it by.
+func (pc *planCtx) modifyTarget(rv *pg.RangeVar, what string) (*storage.Table, string, error) {
+	t, err := pc.resolveTable(rv)
+	if err != nil {
+		return nil, "", err
+	}
+	if err := refuseForeignWrite(t, what); err != nil {
+		return nil, "", err
 	}
 	alias := t.Name
-	if s.Relation.Alias != nil {
-		alias = s.Relation.Alias.Aliasname
+	if rv.Alias != nil {
+		alias = rv.Alias.Aliasname
 	}
-	sc := fullRowScope(t, alias)
-	m := &nodes.ModifyTable{Op: nodes.Delete, Table: t, Leaves: t.Leaves()}
-	if m.Where, err = pc.modifyWhere(s.WhereClause, sc); err != nil {
-		return nil, err
-	}
-	m.Child = pc.modifyScans(m)
-	return pc.finishModify(m, s.ReturningList, "DELETE")
+	return t, alias, nil
 }
 
 func (pc *planCtx) modifyWhere(w *pg.Node, sc *scope) (nodes.Expr, error) {
@@ -363,24 +375,30 @@ func (pc *planCtx) modifyWhere(w *pg.Node, sc *scope) (nodes.Expr, error) {
 	return requireBool(e, "argument of WHERE")
 }
 
-// modifyScans builds the scans EXPLAIN shows under Update / Delete.
-func (pc *planCtx) modifyScans(m *nodes.ModifyTable) nodes.Plan {
-	all := make([]int, len(m.Table.Columns))
-	for i := range all {
-		all[i] = i
+// modifyChild plans what UPDATE and DELETE read, as PostgreSQL does: the
+// target's scans (pruned by the WHERE), producing the new values of the
+// SET columns (UPDATE), then the row identity: tableoid for a
+// partitioned target, and ctid. ModifyTable fetches the old rows by their
+// identity. Leaves are the tables the scans read.
+func (pc *planCtx) modifyChild(m *nodes.ModifyTable, src *source, where nodes.Expr, values []nodes.Expr, out []nodes.Field) error {
+	if m.Table.Kind == storage.KindPartitioned {
+		values = append(values, src.scope.system(storage.TableOIDColumn))
+		out = append(out, nodes.Field{Name: "tableoid", T: types.Int8T})
 	}
-	var kids []nodes.Plan
-	for _, leaf := range m.Leaves {
-		s := &nodes.SeqScan{Table: leaf, Alias: leaf.Name, Columns: all}
-		s.Filter, s.Out = m.Where, tableFields(leaf)
-		kids = append(kids, s)
+	values = append(values, src.scope.system(storage.CtidColumn))
+	out = append(out, nodes.Field{Name: "ctid", T: types.Int8T})
+	src.numberPartitions = true
+	child, err := src.finish(where, values, out)
+	if err != nil {
+		return err
 	}
-	if len(kids) == 1 {
-		return kids[0]
-	}
-	a := &nodes.Append{Kids: kids}
-	a.Out = tableFields(m.Table)
-	return a
+	m.Child = child
+	nodes.Walk(child, func(p nodes.Plan) {
+		if s, ok := p.(*nodes.SeqScan); ok {
+			m.Leaves = append(m.Leaves, s.Table)
+		}
+	})
+	return nil
 }
 
 func (pc *planCtx) finishModify(m *nodes.ModifyTable, returning []*pg.Node, tag string) (*Query, error) {

@@ -28,8 +28,8 @@ type colStats func(idx int) *storage.ColumnStats
 func scanStats(s *nodes.SeqScan) colStats {
 	st := s.Table.Stats()
 	return func(idx int) *storage.ColumnStats {
-		if st == nil || idx >= len(s.Columns) {
-			return nil
+		if st == nil || idx >= len(s.Columns) || s.Columns[idx] < 0 {
+			return nil // system columns have no statistics
 		}
 		return &st[s.Columns[idx]]
 	}

@@ -53,6 +53,14 @@ func (s *scope) ref(i int) int {
 	return len(s.used) - 1
 }
 
+// system returns a reference to a system column of the scope's table
+// (storage.CtidColumn, TableOIDColumn), which SQL cannot name: UPDATE and
+// DELETE read them to find the rows they change.
+func (s *scope) system(c int) *nodes.ColumnRef {
+	name, t := storage.SystemColumn(c)
+	return &nodes.ColumnRef{Index: s.ref(c), Name: name, T: t}
+}
+
 // column returns a reference to scope column i.
 func (s *scope) column(i int) *nodes.ColumnRef {
 	return &nodes.ColumnRef{Index: s.ref(i), Name: s.names[i], T: s.types[i]}

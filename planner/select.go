@@ -25,6 +25,10 @@ type source struct {
 	scope  *scope
 	fields func() []nodes.Field // the source's own rows, for Agg inputs
 	finish func(filter nodes.Expr, targets []nodes.Expr, out []nodes.Field) (nodes.Plan, error)
+	// numberPartitions names every partition scan alias_N, even a single
+	// survivor of pruning, as PostgreSQL does for the target of UPDATE and
+	// DELETE (a SELECT's lone survivor keeps the bare alias).
+	numberPartitions bool
 }
 
 func (pc *planCtx) planSelect(s *pg.SelectStmt) (*relPlan, error) {
@@ -220,60 +224,58 @@ func (pc *planCtx) tableSource(t *storage.Table, alias string) *source {
 		cols := sc.readColumns()
 		fs := make([]nodes.Field, len(cols))
 		for i, c := range cols {
-			fs[i] = nodes.Field{Name: t.Columns[c].Name, T: t.Columns[c].Type}
+			fs[i] = nodes.Field{Name: t.ColumnName(c), T: t.ColumnType(c)}
 		}
 		return fs
 	}
-	return &source{
-		scope:  sc,
-		fields: fields,
-		finish: func(filter nodes.Expr, targets []nodes.Expr, out []nodes.Field) (nodes.Plan, error) {
-			cols := sc.readColumns()
-			if out == nil {
-				out = fields()
+	src := &source{scope: sc, fields: fields}
+	src.finish = func(filter nodes.Expr, targets []nodes.Expr, out []nodes.Field) (nodes.Plan, error) {
+		cols := sc.readColumns()
+		if out == nil {
+			out = fields()
+		}
+		if targets != nil && isIdentity(targets, fields()) {
+			targets = nil
+		}
+		scan := func(leaf *storage.Table, a string) (nodes.Plan, error) {
+			if leaf.Kind == storage.KindForeign {
+				return pc.foreignScan(leaf, a, cols, filter, targets, out)
 			}
-			if targets != nil && isIdentity(targets, fields()) {
-				targets = nil
+			s := &nodes.SeqScan{Table: leaf, Alias: a, Columns: cols}
+			s.Filter, s.Targets, s.Out = filter, targets, out
+			return s, nil
+		}
+		if t.Kind != storage.KindPartitioned {
+			return scan(t, alias)
+		}
+		// Partition scans are named after the parent's alias, numbered
+		// when there are several (p_1, p_2), as PostgreSQL does.
+		var kids []nodes.Plan
+		survivors := pc.prunePartitions(t, filter, cols)
+		for i, leaf := range survivors {
+			a := alias
+			if len(survivors) > 1 || src.numberPartitions {
+				a = alias + "_" + itoa(i+1)
 			}
-			scan := func(leaf *storage.Table, a string) (nodes.Plan, error) {
-				if leaf.Kind == storage.KindForeign {
-					return pc.foreignScan(leaf, a, cols, filter, targets, out)
-				}
-				s := &nodes.SeqScan{Table: leaf, Alias: a, Columns: cols}
-				s.Filter, s.Targets, s.Out = filter, targets, out
-				return s, nil
+			k, err := scan(leaf, a)
+			if err != nil {
+				return nil, err
 			}
-			if t.Kind != storage.KindPartitioned {
-				return scan(t, alias)
-			}
-			// Partition scans are named after the parent's alias, numbered
-			// when there are several (p_1, p_2), as PostgreSQL does.
-			var kids []nodes.Plan
-			survivors := pc.prunePartitions(t, filter, cols)
-			for i, leaf := range survivors {
-				a := alias
-				if len(survivors) > 1 {
-					a = alias + "_" + itoa(i+1)
-				}
-				k, err := scan(leaf, a)
-				if err != nil {
-					return nil, err
-				}
-				kids = append(kids, k)
-			}
-			if len(kids) == 0 {
-				r := &nodes.Result{Empty: true}
-				r.Out = out
-				return r, nil
-			}
-			if len(kids) == 1 {
-				return kids[0], nil
-			}
-			app := &nodes.Append{Kids: kids}
-			app.Out = out
-			return app, nil
-		},
+			kids = append(kids, k)
+		}
+		if len(kids) == 0 {
+			r := &nodes.Result{Empty: true}
+			r.Out = out
+			return r, nil
+		}
+		if len(kids) == 1 {
+			return kids[0], nil
+		}
+		app := &nodes.Append{Kids: kids}
+		app.Out = out
+		return app, nil
 	}
+	return src
 }
 
 func (pc *planCtx) functionSource(rf *pg.RangeFunction) (*source, error) {

@@ -12,7 +12,11 @@ type Catalog struct {
 	mu      sync.RWMutex
 	schemas map[string]map[string]*Table
 	foreign *foreignCatalog
+	lastOID int64
 }
+
+// firstOID is the first OID tables get (PostgreSQL's FirstNormalObjectId).
+const firstOID = 16384
 
 // NewCatalog returns a catalog with the "public" schema.
 func NewCatalog() *Catalog {
@@ -90,6 +94,11 @@ func (c *Catalog) AddTable(t *Table) error {
 	if _, dup := s[t.Name]; dup {
 		return pgerr.New(pgerr.DuplicateTable, "relation %q already exists", t.Name)
 	}
+	if c.lastOID < firstOID {
+		c.lastOID = firstOID - 1
+	}
+	c.lastOID++
+	t.OID = c.lastOID
 	s[t.Name] = t
 	if t.Parent != nil {
 		t.Parent.addPartition(t)

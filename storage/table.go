@@ -37,6 +37,9 @@ type Table struct {
 	Name    string
 	Columns []Column
 	Kind    Kind
+	// OID identifies the table while it is in a catalog (its tableoid
+	// system column); the catalog assigns it.
+	OID int64
 
 	// Partitioning: set on partitioned tables.
 	PartKey *PartitionKey
@@ -177,6 +180,52 @@ func (t *Table) removePartition(c *Table) {
 		}
 	}
 }
+
+// System columns: scans read them at these negative column numbers, as
+// PostgreSQL numbers system attributes. They are not user-visible names;
+// UPDATE and DELETE read them to find the rows they change.
+const (
+	// CtidColumn is a row's identity within its table: the position of
+	// its batch in the table's batch list (shifted left 32 bits) plus its
+	// row in the batch. It stays valid while the table's write lock is
+	// held.
+	CtidColumn = -1
+	// TableOIDColumn is the OID of the table a row is in (the leaf, for a
+	// partitioned table).
+	TableOIDColumn = -2
+)
+
+// SystemColumn returns the name and type of a system column.
+func SystemColumn(c int) (string, types.T) {
+	if c == TableOIDColumn {
+		return "tableoid", types.Int8T
+	}
+	return "ctid", types.Int8T
+}
+
+// ColumnName is the name of column c, a system column's too.
+func (t *Table) ColumnName(c int) string {
+	if c < 0 {
+		name, _ := SystemColumn(c)
+		return name
+	}
+	return t.Columns[c].Name
+}
+
+// ColumnType is the type of column c, a system column's too.
+func (t *Table) ColumnType(c int) types.T {
+	if c < 0 {
+		_, typ := SystemColumn(c)
+		return typ
+	}
+	return t.Columns[c].Type
+}
+
+// Ctid makes a row identity.
+func Ctid(batch, row int) int64 { return int64(batch)<<32 | int64(row) }
+
+// SplitCtid returns a row identity's batch and row.
+func SplitCtid(id int64) (batch, row int) { return int(id >> 32), int(uint32(id)) }
 
 // Leaves returns the tables that hold t's rows: its leaf partitions, or
 // t itself when it is not partitioned.

@@ -68,11 +68,10 @@ func (w *WriteSet) Append(t *Table, bs ...arrow.RecordBatch) {
 	w.appends[t] = append(w.appends[t], bs...)
 }
 
-// Replace makes t's contents at commit empty, plus whatever is appended
-// to it afterwards (UPDATE and DELETE rewrite a table: what they keep is
-// appended). The caller must hold t's lock (Lock) from the snapshot it
-// rewrites until the commit.
-func (w *WriteSet) Replace(t *Table) {
+// Truncate makes t's contents at commit empty, plus whatever is appended
+// to it afterwards (TRUNCATE); what was appended before is dropped. The
+// caller must hold t's lock (Lock).
+func (w *WriteSet) Truncate(t *Table) {
 	w.touch(t)
 	for _, b := range w.appends[t] {
 		b.Release()
@@ -82,6 +81,23 @@ func (w *WriteSet) Replace(t *Table) {
 		b.Release()
 	}
 	w.replaces[t] = nil
+}
+
+// Rewrite makes t's contents at commit kept (taking the batches over),
+// followed by the rows appended to it before and after (UPDATE and DELETE
+// rewrite the batches they deleted rows from, and keep the rows they
+// added). The caller must hold t's lock (Lock) from the snapshot kept was
+// made from until the commit.
+func (w *WriteSet) Rewrite(t *Table, kept []arrow.RecordBatch) {
+	w.touch(t)
+	if prev, ok := w.replaces[t]; ok {
+		// Rewritten twice: the second rewrite started from the first.
+		for _, b := range prev {
+			b.Release()
+		}
+	}
+	w.replaces[t] = append(kept, w.appends[t]...)
+	delete(w.appends, t)
 }
 
 func (w *WriteSet) touch(t *Table) {

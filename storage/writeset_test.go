@@ -54,12 +54,16 @@ func TestWriteSet(t *testing.T) {
 		t.Fatalf("after abort: a %v, b has %d rows", got, b.Rows())
 	}
 
-	// Commit publishes appends; a replaced table gets the new contents
-	// plus what was appended to it afterwards.
+	// Commit publishes appends; a truncated table gets what was appended
+	// to it afterwards, a rewritten one its kept batches and then every
+	// row appended to it.
 	w.Lock([]*Table{a})
-	w.Replace(a)
+	w.Append(a, intBatch(mem, a, 6))
+	w.Truncate(a)
 	w.Append(a, intBatch(mem, a, 7))
-	w.Append(b, intBatch(mem, b, 11, 12))
+	w.Append(b, intBatch(mem, b, 12))
+	w.Rewrite(b, []arrow.RecordBatch{intBatch(mem, b, 11)})
+	w.Append(b, intBatch(mem, b, 13))
 	if w.Empty() {
 		t.Fatal("write set empty after writes")
 	}
@@ -69,8 +73,8 @@ func TestWriteSet(t *testing.T) {
 	if got := tableValues(a); len(got) != 1 || got[0] != 7 {
 		t.Errorf("replaced table: %v, want [7]", got)
 	}
-	if got := tableValues(b); len(got) != 2 {
-		t.Errorf("appended table: %v", got)
+	if got := tableValues(b); len(got) != 3 || got[0] != 11 || got[1] != 12 || got[2] != 13 {
+		t.Errorf("rewritten table: %v, want [11 12 13]", got)
 	}
 	if !w.Empty() {
 		t.Error("write set not empty after commit")

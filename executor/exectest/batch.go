@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/pgfed/pgfed/types"
 )
 
 // Col is one column of a batch made by NewBatch. Vals holds Go values:
@@ -138,34 +139,10 @@ func toInt64(v any) int64 {
 }
 
 // Value returns row i of arr as a Go value: int64 for every integer type,
-// float64 for floating point, bool, string, int32 days for a date, int64
-// microseconds for a timestamp; nil for NULL.
-func Value(arr arrow.Array, i int) any {
-	if arr.IsNull(i) {
-		return nil
-	}
-	switch a := arr.(type) {
-	case *array.Int64:
-		return a.Value(i)
-	case *array.Int32:
-		return int64(a.Value(i))
-	case *array.Int16:
-		return int64(a.Value(i))
-	case *array.Float64:
-		return a.Value(i)
-	case *array.Float32:
-		return float64(a.Value(i))
-	case *array.Boolean:
-		return a.Value(i)
-	case *array.String:
-		return a.Value(i)
-	case *array.Date32:
-		return int32(a.Value(i))
-	case *array.Timestamp:
-		return int64(a.Value(i))
-	}
-	panic(fmt.Sprintf("exectest: unsupported array %T", arr))
-}
+// float64 for floating point, bool, string (numeric too, as its text),
+// int32 days for a date, int64 microseconds for a timestamp; nil for NULL.
+// It is types.DatumAt reading strings as text.
+func Value(arr arrow.Array, i int) any { return types.DatumAt(arr, types.TextT, i) }
 
 // Rows returns the rows of b as Go values (see Value).
 func Rows(b arrow.RecordBatch) [][]any {
