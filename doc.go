@@ -6,9 +6,16 @@
 //	defer db.Close()
 //	rows, err := db.Query(ctx, "SELECT sum(a) FROM t")
 //
-// Contract: every error returned is a *pgerr.Error carrying a SQLSTATE; a
-// panic inside the engine is recovered at the statement boundary and
-// returned as XX000, leaving the session usable. A Session is not safe for
-// concurrent use (like a connection); a DB is, and its sessions run
-// concurrently.
+// Contract: every error returned is an *Error (PostgreSQL's fields, with
+// a SQLSTATE); a panic inside the engine is recovered at the statement
+// boundary and returned as XX000, leaving the session usable. A Session is
+// not safe for concurrent use (like a connection); a DB is, and its
+// sessions run concurrently. Each statement is its own transaction: it
+// commits when it succeeds (for a query, when its Rows are read to the end
+// or closed) and changes nothing when it fails or is cancelled.
+//
+// This package is the public API only; the engine lives in package engine
+// (statements, portals, transactions) and package commands (utility
+// statements), and no signature here mentions a storage, remote or
+// executor type.
 package pgfed

@@ -210,7 +210,7 @@ func applyColumnConstraints(env *Env, col *storage.Column, cd *pg.ColumnDef, pl 
 		case pg.ConstrType_CONSTR_NULL:
 			col.NotNull = false
 		case pg.ConstrType_CONSTR_DEFAULT:
-			if cr := findColumnRef(c.RawExpr); cr {
+			if planner.HasColumnRef(c.RawExpr) {
 				return pgerr.New(pgerr.FeatureNotSupported, "cannot use column reference in DEFAULT expression")
 			}
 			// Type-check the default now; errors in its value (a literal
@@ -260,34 +260,6 @@ func topLevel(s string) string {
 		}
 	}
 	return s[1 : len(s)-1]
-}
-
-func findColumnRef(n *pg.Node) bool {
-	if n == nil {
-		return false
-	}
-	found := false
-	var walk func(n *pg.Node)
-	walk = func(n *pg.Node) {
-		if n == nil || found {
-			return
-		}
-		switch x := n.Node.(type) {
-		case *pg.Node_ColumnRef:
-			found = true
-		case *pg.Node_AExpr:
-			walk(x.AExpr.Lexpr)
-			walk(x.AExpr.Rexpr)
-		case *pg.Node_FuncCall:
-			for _, a := range x.FuncCall.Args {
-				walk(a)
-			}
-		case *pg.Node_TypeCast:
-			walk(x.TypeCast.Arg)
-		}
-	}
-	walk(n)
-	return found
 }
 
 // deparseExpr prints an expression back to SQL with pg_query's deparser.

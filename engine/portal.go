@@ -13,7 +13,6 @@ import (
 	"strconv"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/pgfed/pgfed/commands"
 	"github.com/pgfed/pgfed/executor"
 	"github.com/pgfed/pgfed/nodes"
@@ -100,7 +99,7 @@ func (p *Portal) NextBatch() bool {
 		if p.schema == nil {
 			p.schema = resultSchema(p.cols)
 		}
-		b = visible(b, p.schema)
+		b = storage.Relabel(b, p.schema)
 	}
 	p.batch = b
 	p.count += b.NumRows()
@@ -114,22 +113,6 @@ func resultSchema(cols []nodes.Field) *arrow.Schema {
 		fields[i] = arrow.Field{Name: c.Name, Type: c.T.ArrowType(), Nullable: true}
 	}
 	return arrow.NewSchema(fields, nil)
-}
-
-// visible presents b with the result's columns and names (a plan may
-// carry sort-only columns after them, and scans keep stored column
-// names), taking over b; no data is copied.
-func visible(b arrow.RecordBatch, schema *arrow.Schema) arrow.RecordBatch {
-	if int(b.NumCols()) > schema.NumFields() {
-		cols := make([]arrow.Array, schema.NumFields())
-		for i := range cols {
-			cols[i] = b.Column(i)
-		}
-		nb := array.NewRecordBatch(schema, cols, b.NumRows())
-		b.Release()
-		return nb
-	}
-	return storage.Relabel(b, schema)
 }
 
 // finish ends iteration: it releases the operators, ends the statement

@@ -278,7 +278,7 @@ func (s *Session) runPlan(ctx context.Context, q *planner.Query, stats *instrume
 	schema := resultSchema(q.Columns)
 	return executor.Drain(ctx, op, func(b arrow.RecordBatch) error {
 		b.Retain()
-		v := visible(b, schema)
+		v := storage.Relabel(b, schema)
 		defer v.Release()
 		return fn(v)
 	})

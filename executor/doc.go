@@ -30,6 +30,14 @@
 // scan the plan marks async that is not built as an AsyncCapable operator
 // is an internal error at Build, never a silent synchronous run.
 //
+// # Writes
+//
+// ModifyTable and COPY (Inserter) never publish anything: they route and
+// check rows and put them into the transaction's write set
+// (ExecContext.Writes), which the engine's transaction publishes at
+// commit. UPDATE and DELETE consume their child's rows and find the old
+// rows by their identity (ctid, tableoid).
+//
 // # Batch ownership
 //
 // Next transfers ownership of the returned batch to the caller, who must
@@ -46,7 +54,7 @@
 // ctx at batch boundaries; a cancelled context yields 57014 "canceling
 // statement due to user request", an expired statement_timeout 57014
 // "canceling statement due to statement timeout". A panic inside a node is
-// recovered at the statement boundary (package pgfed) and becomes XX000.
+// recovered at the statement boundary (package engine) and becomes XX000.
 //
 // # Instrumentation
 //

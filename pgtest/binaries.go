@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 )
@@ -15,13 +14,19 @@ import (
 // binaries can be found. Shared turns it into a skip outside CI.
 var ErrNotInstalled = errors.New("pgtest: PostgreSQL server binaries (initdb, postgres) not found")
 
-// debianBinDirGlob matches the per-version binary directories of Debian's and
-// Ubuntu's postgresql-NN packages, which keep initdb and postgres off PATH.
-const debianBinDirGlob = "/usr/lib/postgresql/*/bin"
+// MajorVersion is the PostgreSQL major version whose binaries Start looks
+// for: pgfed's expectations are recorded from PostgreSQL 15, so another
+// version must not be picked up silently.
+const MajorVersion = 15
 
-// findBinDir returns the directory holding initdb, postgres and pg_ctl: the
-// explicit one if given, else pg_config's --bindir, else the newest
-// /usr/lib/postgresql/NN/bin.
+// debianBinDir is where Debian's and Ubuntu's postgresql-15 package keeps
+// initdb and postgres (off PATH).
+var debianBinDir = fmt.Sprintf("/usr/lib/postgresql/%d/bin", MajorVersion)
+
+// findBinDir returns the directory holding initdb, postgres and pg_ctl:
+// the explicit one if given (any version), else PostgreSQL 15's:
+// Debian's per-version directory, or pg_config's --bindir when its server
+// is 15.
 func findBinDir(explicit string) (string, error) {
 	if explicit != "" {
 		if hasServerBinaries(explicit) {
@@ -29,35 +34,39 @@ func findBinDir(explicit string) (string, error) {
 		}
 		return "", fmt.Errorf("%w in %s", ErrNotInstalled, explicit)
 	}
+	if hasServerBinaries(debianBinDir) {
+		return debianBinDir, nil
+	}
 	// pg_config may come from libpq-dev alone, without a server next to it,
 	// so its answer only counts when the server binaries are really there.
+	var other string
 	if out, err := exec.Command("pg_config", "--bindir").Output(); err == nil {
 		dir := strings.TrimSpace(string(out))
 		if hasServerBinaries(dir) {
-			return dir, nil
+			v, err := serverMajorVersion(dir)
+			if err == nil && v == MajorVersion {
+				return dir, nil
+			}
+			other = fmt.Sprintf("; %s holds PostgreSQL %d, not %d", dir, v, MajorVersion)
 		}
 	}
-	candidates, _ := filepath.Glob(debianBinDirGlob)
-	sort.Slice(candidates, func(i, j int) bool {
-		return versionOfBinDir(candidates[i]) > versionOfBinDir(candidates[j])
-	})
-	for _, dir := range candidates {
-		if hasServerBinaries(dir) {
-			return dir, nil
-		}
-	}
-	return "", fmt.Errorf("%w (looked at pg_config --bindir and %s; on Debian: apt-get install -y postgresql)",
-		ErrNotInstalled, debianBinDirGlob)
+	return "", fmt.Errorf("%w (looked at %s and pg_config --bindir%s; on Debian: apt-get install -y postgresql-%d)",
+		ErrNotInstalled, debianBinDir, other, MajorVersion)
 }
 
-// versionOfBinDir extracts NN from /usr/lib/postgresql/NN/bin so that 9.6
-// sorts below 15; unparsable names sort last.
-func versionOfBinDir(dir string) float64 {
-	version, err := strconv.ParseFloat(filepath.Base(filepath.Dir(dir)), 64)
+// serverMajorVersion runs postgres --version in dir ("postgres
+// (PostgreSQL) 15.18 ...") and returns the major version.
+func serverMajorVersion(dir string) (int, error) {
+	out, err := exec.Command(filepath.Join(dir, "postgres"), "--version").Output()
 	if err != nil {
-		return -1
+		return 0, err
 	}
-	return version
+	fields := strings.Fields(string(out))
+	if len(fields) < 3 {
+		return 0, fmt.Errorf("pgtest: unexpected postgres --version output %q", out)
+	}
+	major, _, _ := strings.Cut(fields[2], ".")
+	return strconv.Atoi(major)
 }
 
 func hasServerBinaries(dir string) bool {

@@ -50,8 +50,9 @@ type Options struct {
 	// MaxPreparedTransactions sets max_prepared_transactions; 0 keeps
 	// PostgreSQL's default, which disables PREPARE TRANSACTION.
 	MaxPreparedTransactions int
-	// BinDir is the directory holding initdb, pg_ctl and postgres; empty
-	// means pg_config --bindir, else the newest /usr/lib/postgresql/NN/bin.
+	// BinDir is the directory holding initdb, pg_ctl and postgres, of any
+	// version; empty means PostgreSQL 15's (MajorVersion):
+	// /usr/lib/postgresql/15/bin, else pg_config --bindir if it is 15's.
 	BinDir string
 }
 

@@ -315,3 +315,18 @@ func processAlive(pid int) bool {
 	fields := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
 	return len(fields) > 0 && fields[0] != "Z"
 }
+
+// TestFindsPostgres15: without an explicit BinDir, only PostgreSQL 15's
+// binaries are used (the corpus is recorded from 15).
+func TestFindsPostgres15(t *testing.T) {
+	dir, err := findBinDir("")
+	if err != nil {
+		if os.Getenv("CI") == "" {
+			t.Skip(err)
+		}
+		t.Fatal(err)
+	}
+	if v, err := serverMajorVersion(dir); err != nil || v != MajorVersion {
+		t.Errorf("%s: PostgreSQL %d (%v), want %d", dir, v, err, MajorVersion)
+	}
+}

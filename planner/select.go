@@ -747,7 +747,7 @@ func (pc *planCtx) planSortLimit(r *relPlan, s *pg.SelectStmt, keys []nodes.Sort
 }
 
 func (pc *planCtx) limitExpr(ec *exprCtx, n *pg.Node, what string) (nodes.Expr, error) {
-	if hasColumnRef(n) {
+	if HasColumnRef(n) {
 		return nil, pgerr.New(pgerr.InvalidColumnReference, "argument of %s must not contain variables", what)
 	}
 	e, err := ec.transform(n)
@@ -809,8 +809,9 @@ func stripImplicit(e nodes.Expr) nodes.Expr {
 	}
 }
 
-// hasColumnRef reports whether a parse tree names a column.
-func hasColumnRef(n *pg.Node) bool {
+// HasColumnRef reports whether a parse tree names a column (a DEFAULT or a
+// LIMIT must not).
+func HasColumnRef(n *pg.Node) bool {
 	found := false
 	var walk func(n *pg.Node)
 	walk = func(n *pg.Node) {

@@ -33,9 +33,13 @@
 //   - Each new connection is set up so that deparsed literals mean the same
 //     thing remotely: search_path = pg_catalog, TimeZone = UTC,
 //     DateStyle = ISO, IntervalStyle = postgres, extra_float_digits = 3.
-//   - The first use of a connection in a statement (later: a transaction)
-//     opens START TRANSACTION ISOLATION LEVEL REPEATABLE READ; EndStatement
-//     commits or aborts what was opened. A connection found broken is
+//   - The first use of a connection in a transaction (today each statement
+//     is one) opens START TRANSACTION ISOLATION LEVEL REPEATABLE READ; the
+//     Manager is an xact.Callback of its session's transaction and ends
+//     what was opened at PreCommit or Abort (EndStatement).
+//   - ValidateOption is the one validator of server, user mapping, table
+//     and column options, driven by the connection code's own list of
+//     libpq keywords, with postgres_fdw's messages. A connection found broken is
 //     discarded and reopened on next use (outside a remote transaction).
 //   - Errors are *pgerr.Error: remote errors keep the remote SQLSTATE,
 //     message, DETAIL and HINT and get CONTEXT "remote SQL command: ...";

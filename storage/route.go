@@ -294,13 +294,14 @@ func formatDatum(t types.T, d any) string {
 	return types.Format(t, d)
 }
 
-// Relabel gives b another schema with the same column types (a table's
-// names, a result's), taking over b; no data is copied.
+// Relabel gives b's first columns another schema with the same column
+// types (a table's names, a result's), dropping the columns beyond it (a
+// plan's sort-only columns); it takes over b, and copies no data.
 func Relabel(b arrow.RecordBatch, schema *arrow.Schema) arrow.RecordBatch {
 	if b.Schema().Equal(schema) {
 		return b
 	}
-	cols := make([]arrow.Array, b.NumCols())
+	cols := make([]arrow.Array, schema.NumFields())
 	for i := range cols {
 		cols[i] = b.Column(i)
 	}
