@@ -44,9 +44,7 @@ func (r *Rows) Next() bool { return r.p.Next() }
 // each SQL type).
 func (r *Rows) Values() []any {
 	out := make([]any, len(r.cols))
-	for i := range out {
-		out[i] = r.p.Value(i)
-	}
+	r.p.Values(out)
 	return out
 }
 

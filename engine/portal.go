@@ -207,6 +207,17 @@ func (p *Portal) Value(i int) any {
 	return types.DatumAt(p.batch.Column(i), p.cols[i].T, p.row)
 }
 
+// Values fills dst (one entry per column) with the current row.
+func (p *Portal) Values(dst []any) {
+	if p.static != nil {
+		copy(dst, p.cur)
+		return
+	}
+	for i := range dst {
+		dst[i] = types.DatumAt(p.batch.Column(i), p.cols[i].T, p.row)
+	}
+}
+
 // Err returns the error that ended iteration, if any.
 func (p *Portal) Err() error {
 	if p.err == nil {
