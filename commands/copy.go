@@ -40,22 +40,8 @@ type copyOptions struct {
 
 func parseCopyOptions(defs []*pg.Node) (copyOptions, error) {
 	o := copyOptions{delimiter: '\t', null: `\N`, quote: '"', escape: '"'}
-	_ = o.headerMatch
 	var delimSet, nullSet, escSet bool
-	str := func(d *pg.DefElem) string {
-		if d.Arg == nil {
-			return ""
-		}
-		switch a := d.Arg.Node.(type) {
-		case *pg.Node_String_:
-			return a.String_.Sval
-		case *pg.Node_Boolean:
-			return strconv.FormatBool(a.Boolean.Boolval)
-		case *pg.Node_Integer:
-			return strconv.Itoa(int(a.Integer.Ival))
-		}
-		return ""
-	}
+	str := defString
 	single := func(d *pg.DefElem, what string) (byte, error) {
 		s := str(d)
 		if len(s) != 1 {
@@ -122,8 +108,6 @@ func parseCopyOptions(defs []*pg.Node) (copyOptions, error) {
 		if !escSet {
 			o.escape = o.quote
 		}
-	} else if o.header && false {
-		return o, nil
 	}
 	if o.delimiter == '\n' || o.delimiter == '\r' {
 		return o, pgerr.New(pgerr.InvalidParameterValue, "COPY delimiter cannot be newline or carriage return")
