@@ -10,7 +10,8 @@
 // a SQLSTATE); a panic inside the engine is recovered at the statement
 // boundary and returned as XX000, leaving the session usable. A Session is
 // not safe for concurrent use (like a connection); a DB is, and its
-// sessions run concurrently. Each statement is its own transaction: it
+// sessions run concurrently. Outside BEGIN ... COMMIT each statement (or
+// each multi-statement Exec or Run) is a transaction of its own: it
 // commits when it succeeds (for a query, when its Rows are read to the end
 // or closed) and changes nothing when it fails or is cancelled.
 //

@@ -11,8 +11,18 @@ import (
 // safe for concurrent use.
 type Session struct{ s *engine.Session }
 
-// Exec runs every statement in sql and returns the last command tag.
+// Exec runs every statement in sql (see Run) and returns the last
+// command tag.
 func (s *Session) Exec(ctx context.Context, sql string) (string, error) { return s.s.Exec(ctx, sql) }
+
+// Run runs every statement in sql as PostgreSQL's simple query protocol
+// does: several statements are one implicit transaction (all or nothing,
+// unless BEGIN, COMMIT or ROLLBACK in sql say otherwise), and fn reads
+// each statement's result before the next statement runs. The first error
+// (a statement's, or fn's) ends the query.
+func (s *Session) Run(ctx context.Context, sql string, fn func(*Rows) error) error {
+	return s.s.Run(ctx, sql, func(p *engine.Portal) error { return fn(newRows(p)) })
+}
 
 // Query runs exactly one statement and returns its result stream. A query
 // runs as its rows are read; INSERT, UPDATE and DELETE without RETURNING

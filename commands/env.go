@@ -41,6 +41,9 @@ type Env struct {
 	Copy CopyHandler
 	// Notice receives NOTICEs (nil: dropped).
 	Notice func(*pgerr.Error)
+	// Changed records a catalog change with the transaction, which
+	// reverts it if it aborts (and finishes it when it commits).
+	Changed func(storage.Change)
 	// Run executes a planned query inside the current statement, calling
 	// fn for every result batch, which holds the query's visible columns
 	// (q.Columns) and which fn must not keep without retaining; stats,

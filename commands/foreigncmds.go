@@ -63,9 +63,11 @@ func CreateServer(env *Env, st *pg.CreateForeignServerStmt) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := env.Catalog.AddServer(&storage.Server{Name: st.Servername, Wrapper: st.Fdwname, Options: opts}); err != nil {
+	c, err := env.Catalog.AddServer(&storage.Server{Name: st.Servername, Wrapper: st.Fdwname, Options: opts})
+	if err != nil {
 		return nil, err
 	}
+	env.Changed(c)
 	return tag("CREATE SERVER")
 }
 
@@ -78,7 +80,7 @@ func AlterServer(env *Env, st *pg.AlterForeignServerStmt) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	env.Catalog.ReplaceServer(&storage.Server{Name: srv.Name, Wrapper: srv.Wrapper, Options: opts})
+	env.Changed(env.Catalog.ReplaceServer(&storage.Server{Name: srv.Name, Wrapper: srv.Wrapper, Options: opts}))
 	// Connections made with the old options are closed so the new ones
 	// take effect (postgres_fdw's invalidation).
 	_, _ = env.Remote.Disconnect(srv.Name)
@@ -97,9 +99,11 @@ func dropServers(env *Env, st *pg.DropStmt) (*Result, error) {
 		}
 		// The session's connections to it go first (while the server exists).
 		_, _ = env.Remote.Disconnect(name)
-		if err := env.Catalog.DropServer(name, st.Behavior == pg.DropBehavior_DROP_CASCADE); err != nil {
+		c, err := env.Catalog.DropServer(name, st.Behavior == pg.DropBehavior_DROP_CASCADE)
+		if err != nil {
 			return nil, err
 		}
+		env.Changed(c)
 	}
 	return tag("DROP SERVER")
 }
@@ -138,7 +142,7 @@ func CreateUserMapping(env *Env, st *pg.CreateUserMappingStmt) (*Result, error) 
 	if err != nil {
 		return nil, err
 	}
-	env.Catalog.SetUserMapping(&storage.UserMapping{Server: st.Servername, User: user, Options: opts})
+	env.Changed(env.Catalog.SetUserMapping(&storage.UserMapping{Server: st.Servername, User: user, Options: opts}))
 	return tag("CREATE USER MAPPING")
 }
 
@@ -155,7 +159,7 @@ func AlterUserMapping(env *Env, st *pg.AlterUserMappingStmt) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	env.Catalog.SetUserMapping(&storage.UserMapping{Server: m.Server, User: m.User, Options: opts})
+	env.Changed(env.Catalog.SetUserMapping(&storage.UserMapping{Server: m.Server, User: m.User, Options: opts}))
 	_, _ = env.Remote.Disconnect(m.Server)
 	return tag("ALTER USER MAPPING")
 }
@@ -169,7 +173,9 @@ func DropUserMapping(env *Env, st *pg.DropUserMappingStmt) (*Result, error) {
 		}
 		return nil, pgerr.New(pgerr.UndefinedObject, "server %q does not exist", st.Servername)
 	}
-	if !env.Catalog.DropUserMapping(st.Servername, user) {
+	dropped, c := env.Catalog.DropUserMapping(st.Servername, user)
+	env.Changed(c)
+	if !dropped {
 		if st.MissingOk {
 			env.noticef(pgerr.SuccessfulCompletion, "user mapping for %q does not exist for server %q, skipping", displayUser(user), st.Servername)
 			return tag("DROP USER MAPPING")

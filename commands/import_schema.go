@@ -121,9 +121,11 @@ func ImportForeignSchema(ctx context.Context, env *Env, st *pg.ImportForeignSche
 		created = append(created, t)
 	}
 	for _, t := range created {
-		if err := env.Catalog.AddTable(t); err != nil {
+		c, err := env.Catalog.AddTable(t)
+		if err != nil {
 			return nil, err
 		}
+		env.Changed(c)
 	}
 	return tag("IMPORT FOREIGN SCHEMA")
 }

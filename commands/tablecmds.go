@@ -25,10 +25,11 @@ func CreateSchema(env *Env, st *pg.CreateSchemaStmt) (*Result, error) {
 	if st.Schemaname == "" {
 		return nil, pgerr.NotSupported("CREATE SCHEMA AUTHORIZATION")
 	}
-	created, err := env.Catalog.CreateSchema(st.Schemaname, st.IfNotExists)
+	created, c, err := env.Catalog.CreateSchema(st.Schemaname, st.IfNotExists)
 	if err != nil {
 		return nil, err
 	}
+	env.Changed(c)
 	if !created {
 		env.noticef(pgerr.DuplicateSchema, "schema %q already exists, skipping", st.Schemaname)
 	}
@@ -178,9 +179,11 @@ func createTableWith(env *Env, st *pg.CreateStmt, ft *storage.ForeignTable, cmdT
 			return nil, err
 		}
 	}
-	if err := env.Catalog.AddTable(t); err != nil {
+	c, err := env.Catalog.AddTable(t)
+	if err != nil {
 		return nil, err
 	}
+	env.Changed(c)
 	return tag(cmdTag)
 }
 
@@ -531,9 +534,11 @@ func CreateTableAs(ctx context.Context, env *Env, st *pg.CreateTableAsStmt) (*Re
 		}
 		t.Append(batches...)
 	}
-	if err := env.Catalog.AddTable(t); err != nil {
+	c, err := env.Catalog.AddTable(t)
+	if err != nil {
 		return nil, err
 	}
+	env.Changed(c)
 	return tag("SELECT " + strconv.FormatInt(n, 10))
 }
 
@@ -578,7 +583,7 @@ func Drop(env *Env, st *pg.DropStmt) (*Result, error) {
 			tables = append(tables, t)
 		}
 		for _, t := range tables {
-			env.Catalog.DropTable(t)
+			env.Changed(env.Catalog.DropTable(t))
 		}
 		if foreign {
 			return tag("DROP FOREIGN TABLE")
@@ -594,16 +599,18 @@ func Drop(env *Env, st *pg.DropStmt) (*Result, error) {
 				}
 				return nil, pgerr.New(pgerr.InvalidSchemaName, "schema %q does not exist", name)
 			}
-			if err := env.Catalog.DropSchema(name, st.Behavior == pg.DropBehavior_DROP_CASCADE); err != nil {
+			c, err := env.Catalog.DropSchema(name, st.Behavior == pg.DropBehavior_DROP_CASCADE)
+			if err != nil {
 				return nil, err
 			}
+			env.Changed(c)
 		}
 		return tag("DROP SCHEMA")
 	}
 	return nil, pgerr.NotSupported("DROP " + strings.TrimPrefix(st.RemoveType.String(), "OBJECT_"))
 }
 
-func Truncate(env *Env, st *pg.TruncateStmt) (*Result, error) {
+func Truncate(ctx context.Context, env *Env, st *pg.TruncateStmt) (*Result, error) {
 	pl := env.Planner()
 	var tables []*storage.Table
 	for _, r := range st.Relations {
@@ -620,7 +627,9 @@ func Truncate(env *Env, st *pg.TruncateStmt) (*Result, error) {
 	// insert meanwhile wait for it (the write locks).
 	for _, t := range tables {
 		leaves := t.Leaves()
-		env.Writes.Lock(leaves)
+		if err := env.Writes.Lock(ctx, leaves, env.Settings.Duration("lock_timeout")); err != nil {
+			return nil, err
+		}
 		for _, leaf := range leaves {
 			env.Writes.Truncate(leaf)
 		}

@@ -37,8 +37,39 @@ type Session struct {
 	copy     commands.CopyHandler
 	notice   func(*pgerr.Error)
 	closed   bool
+	ddl      ddlLog
 	// portal is the query whose result is being read, if any.
 	portal *Portal
+
+	// The transaction block (xact.go): its state, the names of its open
+	// savepoints (one per subtransaction), the REPEATABLE READ snapshot,
+	// and whether a statement has read in it yet.
+	block      blockState
+	savepoints []string
+	snap       *storage.Snapshot
+	queried    bool
+	// multi is set while the statements of a multi-statement query run.
+	multi bool
+	// cur is the statement running now.
+	cur *statement
+}
+
+// statement is one statement's reading of local tables.
+type statement struct {
+	view *storage.View
+	snap *storage.Snapshot // its own (READ COMMITTED), released with it
+}
+
+func (st *statement) release() {
+	if st == nil {
+		return
+	}
+	if st.view != nil {
+		st.view.Release()
+		st.view = nil
+	}
+	st.snap.Release()
+	st.snap = nil
 }
 
 // NewSession opens a session with its own settings.
@@ -47,6 +78,7 @@ func (e *Engine) NewSession() *Session {
 	// The write set publishes at Commit after every PreCommit (the remote
 	// transactions, registered on first use) succeeded.
 	s.txn.Register(s.writes)
+	s.txn.Register(&s.ddl)
 	s.settings.Follow(&s.txn)
 	e.mu.Lock()
 	e.sessions[s] = struct{}{}
@@ -67,6 +99,10 @@ func (s *Session) Close() {
 		return
 	}
 	s.closeStatement()
+	if s.block != noBlock || s.txn.Active() {
+		s.block = noBlock
+		s.finishTransaction(false)
+	}
 	s.closed = true
 	if s.remote != nil {
 		s.remote.Close()
@@ -88,27 +124,63 @@ func (s *Session) remoteManager() *remote.Manager {
 // of the REPL's \d commands read through it too).
 func (s *Session) Env() *commands.Env {
 	return &commands.Env{Catalog: s.eng.catalog, Settings: s.settings, Writes: s.writes,
-		Remote: connector{s}, Copy: s.copy, Notice: s.notice, Run: s.runPlan}
+		Remote: connector{s}, Copy: s.copy, Notice: s.notice, Run: s.runPlan, Changed: s.ddl.record}
 }
 
-// Exec runs every statement in sql and returns the last command tag.
+// Exec runs every statement in sql (see Run) and returns the last
+// command tag.
 func (s *Session) Exec(ctx context.Context, sql string) (string, error) {
-	tree, err := parse(sql)
+	tag := ""
+	err := s.Run(ctx, sql, func(p *Portal) error {
+		err := p.drain()
+		tag = p.Tag()
+		return err
+	})
 	if err != nil {
 		return "", err
 	}
-	tag := ""
+	return tag, nil
+}
+
+// Run runs every statement in sql as PostgreSQL's simple query protocol
+// does: several statements are one implicit transaction (all or nothing:
+// the first error ends the query and rolls back what it did, unless
+// transaction control statements in it say otherwise), and fn sees each
+// statement's portal, which it reads (or leaves) before the next runs.
+func (s *Session) Run(ctx context.Context, sql string, fn func(*Portal) error) error {
+	tree, err := parse(sql)
+	if err != nil {
+		return err
+	}
+	if len(tree.Stmts) > 1 {
+		s.multi = true
+		defer func() { s.multi = false }()
+		if s.block == noBlock {
+			s.block = implicitBlock
+		}
+	}
 	for _, raw := range tree.Stmts {
 		p, err := s.run(ctx, raw.Stmt, stmtText(sql, raw))
 		if err != nil {
-			return "", err
+			return err
 		}
-		if err := p.drain(); err != nil {
-			return "", err
+		err = fn(p)
+		p.Close()
+		if err == nil {
+			err = p.Err()
 		}
-		tag = p.Tag()
+		if err != nil {
+			if s.block == implicitBlock {
+				s.statementFailed()
+			}
+			return err
+		}
 	}
-	return tag, nil
+	if s.block == implicitBlock {
+		s.block = noBlock
+		return s.finishTransaction(true)
+	}
+	return nil
 }
 
 // Query runs exactly one statement and returns its portal.
@@ -154,31 +226,53 @@ func stmtText(sql string, raw *pg.RawStmt) string {
 // inside the engine becomes XX000 and leaves the session usable.
 var beforeDispatch = func(text string) {}
 
-// run executes one statement in its (implicit) transaction. A query's
-// transaction ends with its portal; any other statement's here.
+// run executes one statement in the session's transaction (xact.go). A
+// query's statement ends with its portal; any other statement's here.
 func (s *Session) run(ctx context.Context, stmt *pg.Node, text string) (p *Portal, err error) {
 	if s.closed || s.eng.closed.Load() {
 		return nil, pgerr.New(pgerr.ConnectionDoesNotExist, "session is closed")
 	}
 	s.closeStatement()
-	s.txn.Begin()
-	sctx, cancel := s.statementContext(ctx)
 	defer func() {
 		if r := recover(); r != nil {
 			p, err = nil, pgerr.Internal("internal error: %v", r).WithDetail("%s", firstLines(string(debug.Stack()), 12))
 		}
 		if err != nil {
-			cancel()
 			s.closeStatement()
-			s.endTransaction(false)
+			s.endStatement(false)
 			err = fixPosition(err, text)
 		}
 	}()
 	beforeDispatch(text)
+	if ts := stmt.GetTransactionStmt(); ts != nil {
+		res, err := s.transactionControl(ts)
+		if err != nil {
+			return nil, err
+		}
+		return resultPortal(res), nil
+	}
+	if s.block == failedBlock {
+		return nil, errAborted()
+	}
+	if set := stmt.GetVariableSetStmt(); set != nil {
+		if res, ok, err := s.transactionSet(set); ok {
+			if err != nil {
+				return nil, err
+			}
+			return resultPortal(res), nil
+		}
+	}
+	s.startTransaction()
+	if err := s.readOnlyCheck(stmt); err != nil {
+		return nil, err
+	}
+	s.beginStatement(stmt)
+	sctx, cancel := s.statementContext(ctx)
 	switch stmt.Node.(type) {
 	case *pg.Node_SelectStmt, *pg.Node_InsertStmt, *pg.Node_UpdateStmt, *pg.Node_DeleteStmt:
 		q, err := s.Env().Planner().Plan(stmt)
 		if err != nil {
+			cancel()
 			return nil, err
 		}
 		return s.open(sctx, cancel, q)
@@ -188,10 +282,44 @@ func (s *Session) run(ctx context.Context, stmt *pg.Node, text string) (p *Porta
 	if err != nil {
 		return nil, err
 	}
-	if err := s.endTransaction(true); err != nil {
+	if err := s.endStatement(true); err != nil {
 		return nil, err
 	}
 	return resultPortal(res), nil
+}
+
+// beginStatement sets up the statement's reading of local tables: its
+// snapshot (READ COMMITTED's own, or the transaction's) and view. SET and
+// SHOW read nothing and take none, as in PostgreSQL.
+func (s *Session) beginStatement(stmt *pg.Node) {
+	st := &statement{}
+	switch stmt.Node.(type) {
+	case *pg.Node_VariableSetStmt, *pg.Node_VariableShowStmt:
+		st.view = storage.NewView(s.writes, nil, false)
+	default:
+		snap, repeatable, own := s.statementSnapshot()
+		if own {
+			st.snap = snap
+		}
+		st.view = storage.NewView(s.writes, snap, repeatable)
+	}
+	s.cur = st
+}
+
+// endStatement ends the running statement: its view and snapshot, and
+// its effect on the transaction (an implicit one commits when ok).
+func (s *Session) endStatement(ok bool) error {
+	s.cur.release()
+	s.cur = nil
+	if ok {
+		if err := s.statementDone(); err != nil {
+			s.statementFailed()
+			return err
+		}
+		return nil
+	}
+	s.statementFailed()
+	return nil
 }
 
 // statementContext applies statement_timeout.
@@ -250,19 +378,24 @@ func (s *Session) open(ctx context.Context, cancel context.CancelFunc, q *planne
 	return p, nil
 }
 
-// endPortal ends the statement of portal p: its transaction commits when
-// p ended without an error.
+// endPortal ends the statement of portal p (commit when p ended without
+// an error and its transaction is implicit).
 func (s *Session) endPortal(p *Portal) error {
 	if s.portal == p {
 		s.portal = nil
 	}
-	return s.endTransaction(p.err == nil)
+	return s.endStatement(p.err == nil)
 }
 
-// execContext is the executor's context for a statement of this session.
+// execContext is the executor's context for the running statement.
 func (s *Session) execContext(stats *instrument.Stats) *executor.ExecContext {
-	return &executor.ExecContext{Stats: stats, Now: time.Now().UnixMicro(), Remote: connector{s},
-		Writes: s.writes, Workers: &s.eng.workers, MaxParallelWorkers: int(s.settings.Int("max_parallel_workers"))}
+	ec := &executor.ExecContext{Stats: stats, Now: time.Now().UnixMicro(), Remote: connector{s},
+		Workers: &s.eng.workers, MaxParallelWorkers: int(s.settings.Int("max_parallel_workers")),
+		LockTimeout: s.settings.Duration("lock_timeout")}
+	if s.cur != nil {
+		ec.View = s.cur.view
+	}
+	return ec
 }
 
 // runPlan runs q inside the current statement for a command (EXPLAIN

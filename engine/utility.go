@@ -29,7 +29,7 @@ func (s *Session) utility(ctx context.Context, stmt *pg.Node) (*commands.Result,
 	case *pg.Node_DropStmt:
 		return commands.Drop(env, x.DropStmt)
 	case *pg.Node_TruncateStmt:
-		return commands.Truncate(env, x.TruncateStmt)
+		return commands.Truncate(ctx, env, x.TruncateStmt)
 	case *pg.Node_CopyStmt:
 		return commands.Copy(ctx, env, x.CopyStmt)
 	case *pg.Node_CreateForeignServerStmt:

@@ -34,7 +34,7 @@
 //
 // ModifyTable and COPY (Inserter) never publish anything: they route and
 // check rows and put them into the transaction's write set
-// (ExecContext.Writes), which the engine's transaction publishes at
+// (ExecContext.View's), which the engine's transaction publishes at
 // commit. UPDATE and DELETE consume their child's rows and find the old
 // rows by their identity (ctid, tableoid).
 //

@@ -132,7 +132,7 @@ func buildOver(t *testing.T, p nodes.Plan, s *nodes.Result, fake Operator) Opera
 // what the test's statements wrote is dropped when the test ends, unless
 // endWrites commits it first.
 func writeContext(t *testing.T) *ExecContext {
-	ec := &ExecContext{Writes: storage.NewWriteSet()}
+	ec := &ExecContext{View: storage.NewView(storage.NewWriteSet(), nil, false)}
 	t.Cleanup(func() { endWrites(t, ec, false) })
 	return ec
 }
@@ -141,12 +141,15 @@ func writeContext(t *testing.T) *ExecContext {
 // writes, abort releases them.
 func endWrites(t *testing.T, ec *ExecContext, commit bool) {
 	t.Helper()
-	ev := xact.Abort
+	ec.View.Release()
+	events := []xact.Event{xact.Abort}
 	if commit {
-		ev = xact.Commit
+		events = []xact.Event{xact.PreCommit, xact.Commit}
 	}
-	if err := ec.Writes.OnXact(context.Background(), ev); err != nil {
-		t.Fatal(err)
+	for _, ev := range events {
+		if err := ec.View.Writes().OnXact(context.Background(), ev); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 

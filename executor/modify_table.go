@@ -2,7 +2,7 @@ package executor
 
 // ModifyTable runs INSERT, UPDATE and DELETE on local tables, consuming
 // its child. Its changes go into the transaction's write set
-// (ExecContext.Writes), which publishes them when the transaction
+// (ExecContext.View), which publishes them when the transaction
 // commits, so a failing statement (a NOT NULL violation, a row that no
 // partition accepts, an expression error) changes nothing. It returns the
 // RETURNING rows, if any, and adds the number of affected rows to
@@ -54,12 +54,13 @@ type modifyTable struct {
 // leafState is one leaf an UPDATE or DELETE reads.
 type leafState struct {
 	t        *storage.Table
-	snapshot []arrow.RecordBatch
-	deleted  map[int][]int32 // stored batch -> rows, in ascending order
+	snapshot []arrow.RecordBatch // the view's batches of t
+	seen     int                 // own earlier appends the view includes
+	deleted  map[int][]int32     // stored batch -> rows, in ascending order
 }
 
 func newModifyTable(p *nodes.ModifyTable, ec *ExecContext) (Operator, error) {
-	if ec.Writes == nil {
+	if ec.View == nil || ec.View.Writes() == nil {
 		return nil, pgerr.Internal("executor: ModifyTable without a write set")
 	}
 	m := &modifyTable{plan: p, ec: ec, inserter: NewInserter(p.Table)}
@@ -78,11 +79,15 @@ func newModifyTable(p *nodes.ModifyTable, ec *ExecContext) (Operator, error) {
 
 func (m *modifyTable) Open(ctx context.Context) error {
 	if m.plan.Op != nodes.Insert {
-		// Lock before the child's scans take their snapshots.
-		m.ec.Writes.Lock(m.plan.Leaves)
+		// Lock before the child's scans read the tables (which then see
+		// the newest committed versions, under READ COMMITTED).
+		v := m.ec.View
+		if err := v.LockForWrite(ctx, m.plan.Leaves, m.ec.LockTimeout); err != nil {
+			return err
+		}
 		m.leaves = make(map[int64]*leafState, len(m.plan.Leaves))
 		for _, leaf := range m.plan.Leaves {
-			m.leaves[leaf.OID] = &leafState{t: leaf, snapshot: leaf.Snapshot(), deleted: map[int][]int32{}}
+			m.leaves[leaf.OID] = &leafState{t: leaf, snapshot: v.Batches(leaf), seen: v.Seen(leaf), deleted: map[int][]int32{}}
 		}
 	}
 	return m.child.Open(ctx)
@@ -141,7 +146,7 @@ func (m *modifyTable) run(ctx context.Context) error {
 }
 
 func (m *modifyTable) insert(b arrow.RecordBatch) error {
-	if err := m.inserter.Insert(m.ec.Writes, b); err != nil {
+	if err := m.inserter.Insert(m.ec.View.Writes(), b); err != nil {
 		return err
 	}
 	if m.returning != nil {
@@ -226,11 +231,11 @@ func (m *modifyTable) changeRows(leaf *leafState, batch int, rows []int32, child
 			return err
 		}
 		updated.Retain()
-		m.ec.Writes.Append(leaf.t, storage.Relabel(updated, leaf.t.ArrowSchema()))
+		m.ec.View.Writes().Append(leaf.t, storage.Relabel(updated, leaf.t.ArrowSchema()))
 		return nil
 	}
 	// Re-route: a row may move to another partition.
-	return m.inserter.Insert(m.ec.Writes, updated)
+	return m.inserter.Insert(m.ec.View.Writes(), updated)
 }
 
 // newValues is UPDATE's new rows: the old rows with the SET columns taken
@@ -269,7 +274,7 @@ func (m *modifyTable) rewriteLeaves() {
 				kept = append(kept, takeBatch(b, keptRows(int(b.NumRows()), gone)))
 			}
 		}
-		m.ec.Writes.Rewrite(l.t, kept)
+		m.ec.View.Writes().Rewrite(l.t, kept, l.seen)
 	}
 }
 

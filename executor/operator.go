@@ -38,9 +38,13 @@ type ExecContext struct {
 	// tables in this statement's session).
 	Remote RemoteConnector
 
-	// Writes is the transaction's write set, where INSERT, UPDATE and
-	// DELETE put their changes; it publishes them at commit.
-	Writes *storage.WriteSet
+	// View is what the statement reads of local tables (its snapshot and
+	// its transaction's own writes) and, through its write set, where
+	// INSERT, UPDATE and DELETE put their changes (published at commit).
+	// nil: scans read the newest versions and nothing can be written.
+	View *storage.View
+	// LockTimeout is lock_timeout (0: wait for table locks without limit).
+	LockTimeout time.Duration
 
 	// Workers is the database's pool of parallel workers and
 	// MaxParallelWorkers the session's max_parallel_workers: a Gather
@@ -57,6 +61,14 @@ type ExecContext struct {
 	// consts are the constant evaluators of the statement, whose cached
 	// arrays Release frees.
 	consts []*constEval
+}
+
+// tableBatches returns the batches a scan of t reads in this statement.
+func (ec *ExecContext) tableBatches(t *storage.Table) []arrow.RecordBatch {
+	if ec.View != nil {
+		return ec.View.Batches(t)
+	}
+	return t.Snapshot()
 }
 
 // Release frees what the statement's expressions cached (constant

@@ -37,7 +37,6 @@ import (
 	"github.com/pgfed/pgfed/nodes"
 	"github.com/pgfed/pgfed/pgerr"
 	"github.com/pgfed/pgfed/remote"
-	"github.com/pgfed/pgfed/storage"
 )
 
 // WorkerPool bounds the parallel workers running at once across the
@@ -136,12 +135,12 @@ func newParallelShared(participants int, remote RemoteConnector) *parallelShared
 
 // scan returns the shared state of the Parallel Seq Scan with plan node
 // id, taking the table's snapshot on first use.
-func (ps *parallelShared) scan(id int, t *storage.Table, morselRows int) *parallelScan {
+func (ps *parallelShared) scan(id int, batches func() []arrow.RecordBatch, morselRows int) *parallelScan {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
 	s := ps.scans[id]
 	if s == nil {
-		s = newParallelScan(t.Snapshot(), morselRows, ps.participants)
+		s = newParallelScan(batches(), morselRows, ps.participants)
 		s.ownedShares = ps.ownedShares
 		ps.scans[id] = s
 	}
@@ -259,6 +258,8 @@ func (ec *ExecContext) participantContext(shared *parallelShared, participant in
 		Now:                ec.Now,
 		BatchSize:          ec.BatchSize,
 		Remote:             shared.remote,
+		View:               ec.View,
+		LockTimeout:        ec.LockTimeout,
 		Workers:            ec.Workers,
 		MaxParallelWorkers: ec.MaxParallelWorkers,
 		parallel:           shared,

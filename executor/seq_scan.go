@@ -57,10 +57,10 @@ func (s *seqScan) ownsQual() {}
 
 func (s *seqScan) Open(ctx context.Context) error {
 	if s.plan.Parallel && s.ec.parallel != nil {
-		s.shared = s.ec.parallel.scan(s.plan.ID, s.plan.Table, s.ec.BatchSize)
+		s.shared = s.ec.parallel.scan(s.plan.ID, func() []arrow.RecordBatch { return s.ec.tableBatches(s.plan.Table) }, s.ec.BatchSize)
 		return nil
 	}
-	s.batches = s.plan.Table.Snapshot()
+	s.batches = s.ec.tableBatches(s.plan.Table)
 	s.pos = 0
 	return nil
 }

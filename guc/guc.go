@@ -74,19 +74,33 @@ var settingDefs = map[string]settingDef{
 	"debug_parallel_query":            {kind: enumSetting, def: "off", enum: []string{"off", "on", "regress"}},
 	// pgfed.pushdown off keeps all work on foreign tables local, to check
 	// that pushdown changes nothing but speed.
-	"pgfed.pushdown":              {kind: boolSetting, def: "on"},
-	"statement_timeout":           {kind: msSetting, def: "0"},
-	"search_path":                 {kind: stringSetting, def: `"$user", public`},
-	"timezone":                    {kind: stringSetting, def: "UTC", fixed: true},
-	"datestyle":                   {kind: stringSetting, def: "ISO, MDY", fixed: true},
-	"intervalstyle":               {kind: stringSetting, def: "postgres", fixed: true},
-	"extra_float_digits":          {kind: intSetting, def: "1", fixed: true},
-	"client_encoding":             {kind: stringSetting, def: "UTF8", fixed: true},
-	"server_encoding":             {kind: stringSetting, def: "UTF8", fixed: true},
-	"application_name":            {kind: stringSetting, def: ""},
-	"work_mem":                    {kind: stringSetting, def: "4MB"},
-	"standard_conforming_strings": {kind: boolSetting, def: "on", fixed: true},
+	"pgfed.pushdown":    {kind: boolSetting, def: "on"},
+	"statement_timeout": {kind: msSetting, def: "0"},
+	"lock_timeout":      {kind: msSetting, def: "0"},
+	// pgfed finds a cycle of waits when it forms; the setting is accepted
+	// for scripts that set it.
+	"deadlock_timeout": {kind: msSetting, def: "1000"},
+	// The current transaction's characteristics and the defaults new ones
+	// take (the engine sets the current ones when a transaction starts).
+	"default_transaction_isolation": {kind: enumSetting, def: "read committed", enum: isolationLevels},
+	"transaction_isolation":         {kind: enumSetting, def: "read committed", enum: isolationLevels},
+	"default_transaction_read_only": {kind: boolSetting, def: "off"},
+	"transaction_read_only":         {kind: boolSetting, def: "off"},
+	"search_path":                   {kind: stringSetting, def: `"$user", public`},
+	"timezone":                      {kind: stringSetting, def: "UTC", fixed: true},
+	"datestyle":                     {kind: stringSetting, def: "ISO, MDY", fixed: true},
+	"intervalstyle":                 {kind: stringSetting, def: "postgres", fixed: true},
+	"extra_float_digits":            {kind: intSetting, def: "1", fixed: true},
+	"client_encoding":               {kind: stringSetting, def: "UTF8", fixed: true},
+	"server_encoding":               {kind: stringSetting, def: "UTF8", fixed: true},
+	"application_name":              {kind: stringSetting, def: ""},
+	"work_mem":                      {kind: stringSetting, def: "4MB"},
+	"standard_conforming_strings":   {kind: boolSetting, def: "on", fixed: true},
 }
+
+// isolationLevels are the values of the isolation settings, in
+// PostgreSQL's order (its hint lists them so).
+var isolationLevels = []string{"serializable", "repeatable read", "read committed", "read uncommitted"}
 
 // displayNames are the spellings SHOW uses for mixed-case settings.
 var displayNames = map[string]string{"timezone": "TimeZone", "datestyle": "DateStyle", "intervalstyle": "IntervalStyle"}

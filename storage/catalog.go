@@ -23,37 +23,64 @@ func NewCatalog() *Catalog {
 	return &Catalog{schemas: map[string]map[string]*Table{"public": {}, "pg_catalog": {}}}
 }
 
+// Change is a catalog change's two possible ends: Revert undoes it when
+// the transaction that made it aborts (changes are reverted newest
+// first), Finish completes it when the transaction commits (a dropped
+// table releases its data only then). Other sessions see a change at once:
+// the catalog has no versions (yet).
+type Change struct {
+	Revert func()
+	Finish func()
+}
+
+func noChange() Change { return Change{Revert: func() {}, Finish: func() {}} }
+
 // CreateSchema adds a schema; ifNotExists turns a duplicate into a no-op
 // reported by the boolean.
-func (c *Catalog) CreateSchema(name string, ifNotExists bool) (bool, error) {
+func (c *Catalog) CreateSchema(name string, ifNotExists bool) (bool, Change, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if _, ok := c.schemas[name]; ok {
 		if ifNotExists {
-			return false, nil
+			return false, noChange(), nil
 		}
-		return false, pgerr.New(pgerr.DuplicateSchema, "schema %q already exists", name)
+		return false, Change{}, pgerr.New(pgerr.DuplicateSchema, "schema %q already exists", name)
 	}
 	c.schemas[name] = map[string]*Table{}
-	return true, nil
+	return true, Change{Revert: func() {
+		c.mu.Lock()
+		delete(c.schemas, name)
+		c.mu.Unlock()
+	}, Finish: func() {}}, nil
 }
 
 // DropSchema removes an empty schema (or, with cascade, its tables too).
-func (c *Catalog) DropSchema(name string, cascade bool) error {
+func (c *Catalog) DropSchema(name string, cascade bool) (Change, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	s, ok := c.schemas[name]
 	if !ok {
-		return pgerr.New(pgerr.InvalidSchemaName, "schema %q does not exist", name)
+		return Change{}, pgerr.New(pgerr.InvalidSchemaName, "schema %q does not exist", name)
 	}
 	if len(s) > 0 && !cascade {
-		return pgerr.New(pgerr.DependentObjectsStillExist, "cannot drop schema %s because other objects depend on it", name)
+		return Change{}, pgerr.New(pgerr.DependentObjectsStillExist, "cannot drop schema %s because other objects depend on it", name)
 	}
+	var tables []*Table
 	for _, t := range s {
-		t.release()
+		tables = append(tables, t)
 	}
 	delete(c.schemas, name)
-	return nil
+	return Change{Revert: func() {
+		c.mu.Lock()
+		c.schemas[name] = s
+		c.mu.Unlock()
+	}, Finish: func() { releaseTables(tables) }}, nil
+}
+
+func releaseTables(ts []*Table) {
+	for _, t := range ts {
+		t.release()
+	}
 }
 
 // HasSchema reports whether the schema exists.
@@ -83,45 +110,73 @@ func (c *Catalog) Resolve(path []string, name string) *Table {
 	return nil
 }
 
-// AddTable registers t (and links it to its parent when it is a partition).
-func (c *Catalog) AddTable(t *Table) error {
+// AddTable registers t (and links it to its parent when it is a
+// partition), giving it an OID.
+func (c *Catalog) AddTable(t *Table) (Change, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	s, ok := c.schemas[t.Schema]
 	if !ok {
-		return pgerr.New(pgerr.InvalidSchemaName, "schema %q does not exist", t.Schema)
+		return Change{}, pgerr.New(pgerr.InvalidSchemaName, "schema %q does not exist", t.Schema)
 	}
 	if _, dup := s[t.Name]; dup {
-		return pgerr.New(pgerr.DuplicateTable, "relation %q already exists", t.Name)
+		return Change{}, pgerr.New(pgerr.DuplicateTable, "relation %q already exists", t.Name)
 	}
 	if c.lastOID < firstOID {
 		c.lastOID = firstOID - 1
 	}
 	c.lastOID++
 	t.OID = c.lastOID
-	s[t.Name] = t
-	if t.Parent != nil {
-		t.Parent.addPartition(t)
-	}
-	return nil
+	c.linkLocked([]*Table{t})
+	return Change{Revert: func() {
+		c.mu.Lock()
+		c.unlinkLocked(c.removeLocked(t))
+		c.mu.Unlock()
+		t.release()
+	}, Finish: func() {}}, nil
 }
 
 // DropTable removes t and, for a partitioned table, all its partitions.
-func (c *Catalog) DropTable(t *Table) {
+func (c *Catalog) DropTable(t *Table) Change {
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.dropLocked(t)
-	if t.Parent != nil {
-		t.Parent.removePartition(t)
+	removed := c.removeLocked(t)
+	c.unlinkLocked(removed)
+	c.mu.Unlock()
+	return Change{Revert: func() {
+		c.mu.Lock()
+		c.linkLocked(removed)
+		c.mu.Unlock()
+	}, Finish: func() { releaseTables(removed) }}
+}
+
+// removeLocked takes t and its partitions out of their schemas and
+// returns them, parents first.
+func (c *Catalog) removeLocked(t *Table) []*Table {
+	out := []*Table{t}
+	for _, p := range t.Partitions() {
+		out = append(out, c.removeLocked(p)...)
+	}
+	delete(c.schemas[t.Schema], t.Name)
+	return out
+}
+
+// unlinkLocked detaches the first of ts (the dropped table) from its
+// parent; its own partitions stay linked to it.
+func (c *Catalog) unlinkLocked(ts []*Table) {
+	if len(ts) > 0 && ts[0].Parent != nil {
+		ts[0].Parent.removePartition(ts[0])
 	}
 }
 
-func (c *Catalog) dropLocked(t *Table) {
-	for _, p := range t.Partitions() {
-		c.dropLocked(p)
+// linkLocked puts ts (parents first, as removeLocked returns them) back
+// into their schemas and the first under its parent.
+func (c *Catalog) linkLocked(ts []*Table) {
+	for _, t := range ts {
+		c.schemas[t.Schema][t.Name] = t
 	}
-	delete(c.schemas[t.Schema], t.Name)
-	t.release()
+	if len(ts) > 0 && ts[0].Parent != nil {
+		ts[0].Parent.addPartition(ts[0])
+	}
 }
 
 // Tables lists the tables of the given schemas, sorted by schema then name.

@@ -5,12 +5,16 @@
 // which publishes a transaction's writes when it commits.
 //
 // Contract:
-//   - A Table's data is a list of immutable Arrow record batches. Readers take
-//     a Snapshot (the batch list with a reference each) and never see a
-//     later write; only a WriteSet's commit replaces or extends the list,
-//     under the table's write lock (which UPDATE and DELETE hold from their
-//     snapshot to the commit). Every batch handed out is retained for the
-//     caller, who releases it.
+//   - A Table's data is versions of a list of immutable Arrow record
+//     batches, one per commit that wrote it (mvcc.go). A snapshot reads the
+//     versions committed before it; a statement reads through a View (its
+//     snapshot plus its transaction's own writes). Only a WriteSet's commit
+//     adds a version, under the table's write lock (locks.go), which UPDATE,
+//     DELETE and TRUNCATE hold from before they read until their
+//     transaction ends. Every batch handed out is retained for the caller,
+//     who releases it.
+//   - Catalog changes return a Change (revert at abort, finish at commit):
+//     DDL is transactional, though other sessions see it at once.
 //   - Rows have an identity while their table is locked: ctid (batch and
 //     row) and tableoid, system columns scans read at negative column
 //     numbers.

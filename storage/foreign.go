@@ -70,15 +70,19 @@ func (c *Catalog) fc() *foreignCatalog {
 }
 
 // AddServer registers a server.
-func (c *Catalog) AddServer(s *Server) error {
+func (c *Catalog) AddServer(s *Server) (Change, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	f := c.fc()
 	if _, dup := f.servers[s.Name]; dup {
-		return pgerr.New(pgerr.DuplicateObject, "server %q already exists", s.Name)
+		return Change{}, pgerr.New(pgerr.DuplicateObject, "server %q already exists", s.Name)
 	}
 	f.servers[s.Name] = s
-	return nil
+	return Change{Revert: func() {
+		c.mu.Lock()
+		delete(f.servers, s.Name)
+		c.mu.Unlock()
+	}, Finish: func() {}}, nil
 }
 
 // Server returns a server by name, or nil.
@@ -101,15 +105,22 @@ func (c *Catalog) Servers() []*Server {
 }
 
 // ReplaceServer swaps a server's definition (ALTER SERVER).
-func (c *Catalog) ReplaceServer(s *Server) {
+func (c *Catalog) ReplaceServer(s *Server) Change {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.fc().servers[s.Name] = s
+	f := c.fc()
+	old := f.servers[s.Name]
+	f.servers[s.Name] = s
+	return Change{Revert: func() {
+		c.mu.Lock()
+		f.servers[s.Name] = old
+		c.mu.Unlock()
+	}, Finish: func() {}}
 }
 
 // DropServer removes a server; with cascade also its user mappings and
 // foreign tables, else it fails if any depend on it.
-func (c *Catalog) DropServer(name string, cascade bool) error {
+func (c *Catalog) DropServer(name string, cascade bool) (Change, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	f := c.fc()
@@ -122,29 +133,61 @@ func (c *Catalog) DropServer(name string, cascade bool) error {
 		}
 	}
 	if !cascade && (len(tables) > 0 || len(f.mappings[name]) > 0) {
-		return pgerr.New(pgerr.DependentObjectsStillExist, "cannot drop server %s because other objects depend on it", name).
+		return Change{}, pgerr.New(pgerr.DependentObjectsStillExist, "cannot drop server %s because other objects depend on it", name).
 			WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
 	}
+	var removed [][]*Table
 	for _, t := range tables {
-		c.dropLocked(t)
-		if t.Parent != nil {
-			t.Parent.removePartition(t)
-		}
+		r := c.removeLocked(t)
+		c.unlinkLocked(r)
+		removed = append(removed, r)
 	}
+	srv, mappings := f.servers[name], f.mappings[name]
 	delete(f.mappings, name)
 	delete(f.servers, name)
-	return nil
+	return Change{Revert: func() {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		f.servers[name] = srv
+		if mappings != nil {
+			f.mappings[name] = mappings
+		}
+		for _, r := range removed {
+			c.linkLocked(r)
+		}
+	}, Finish: func() {
+		for _, r := range removed {
+			releaseTables(r)
+		}
+	}}, nil
 }
 
 // SetUserMapping adds or replaces a user mapping.
-func (c *Catalog) SetUserMapping(m *UserMapping) {
+func (c *Catalog) SetUserMapping(m *UserMapping) Change {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	f := c.fc()
 	if f.mappings[m.Server] == nil {
 		f.mappings[m.Server] = map[string]*UserMapping{}
 	}
+	old := f.mappings[m.Server][m.User]
 	f.mappings[m.Server][m.User] = m
+	return Change{Revert: func() { c.restoreMapping(m.Server, m.User, old) }, Finish: func() {}}
+}
+
+// restoreMapping puts back a server's mapping for user (nil: none).
+func (c *Catalog) restoreMapping(server, user string, m *UserMapping) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	f := c.fc()
+	if m == nil {
+		delete(f.mappings[server], user)
+		return
+	}
+	if f.mappings[server] == nil {
+		f.mappings[server] = map[string]*UserMapping{}
+	}
+	f.mappings[server][user] = m
 }
 
 // UserMapping returns the exact mapping of user on server, or nil.
@@ -155,15 +198,15 @@ func (c *Catalog) UserMapping(server, user string) *UserMapping {
 }
 
 // DropUserMapping removes a mapping; it reports whether it existed.
-func (c *Catalog) DropUserMapping(server, user string) bool {
+func (c *Catalog) DropUserMapping(server, user string) (bool, Change) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	m := c.fc().mappings[server]
-	if _, ok := m[user]; !ok {
-		return false
+	m, ok := c.fc().mappings[server][user]
+	if !ok {
+		return false, noChange()
 	}
-	delete(m, user)
-	return true
+	delete(c.fc().mappings[server], user)
+	return true, Change{Revert: func() { c.restoreMapping(server, user, m) }, Finish: func() {}}
 }
 
 // UserMappings lists all mappings, by server then user.

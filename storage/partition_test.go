@@ -38,14 +38,14 @@ func hashPartitioned(t *testing.T, name string, cols []storage.Column, key []int
 	parent := storage.NewTable("public", name, cols)
 	parent.Kind = storage.KindPartitioned
 	parent.PartKey = &storage.PartitionKey{Strategy: storage.Hash, Columns: key}
-	if err := cat.AddTable(parent); err != nil {
+	if _, err := cat.AddTable(parent); err != nil {
 		t.Fatal(err)
 	}
 	for _, p := range parts {
 		child := storage.NewTable("public", p.name, cols)
 		child.Parent = parent
 		child.Bound = &storage.PartitionBound{Modulus: p.modulus, Remainder: p.remainder}
-		if err := cat.AddTable(child); err != nil {
+		if _, err := cat.AddTable(child); err != nil {
 			t.Fatal(err)
 		}
 	}

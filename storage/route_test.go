@@ -20,14 +20,14 @@ func rangeTable(t *testing.T, def bool) (*Table, []*Table) {
 	p := NewTable("public", "p", cols)
 	p.Kind = KindPartitioned
 	p.PartKey = &PartitionKey{Strategy: Range, Columns: []int{0}}
-	if err := cat.AddTable(p); err != nil {
+	if _, err := cat.AddTable(p); err != nil {
 		t.Fatal(err)
 	}
 	var parts []*Table
 	add := func(name string, b *PartitionBound) {
 		c := NewTable("public", name, cols)
 		c.Parent, c.Bound = p, b
-		if err := cat.AddTable(c); err != nil {
+		if _, err := cat.AddTable(c); err != nil {
 			t.Fatal(err)
 		}
 		parts = append(parts, c)

@@ -1,7 +1,6 @@
 package storage
 
 import (
-	"sort"
 	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -53,16 +52,11 @@ type Table struct {
 
 	arrowSchema *arrow.Schema
 
-	// writeMu serializes statements that change the table: UPDATE and
-	// DELETE hold it from their snapshot to the replacement of the table's
-	// contents, so that rows another statement appends in between are not
-	// lost. Take several with LockWrites (a fixed order avoids deadlock).
-	writeMu sync.Mutex
-
 	mu       sync.RWMutex
 	children []*Table
-	batches  []arrow.RecordBatch
-	rows     int64
+	// versions are the table's contents as of commits, oldest first (see
+	// mvcc.go); the last is the current one.
+	versions []tableVersion
 	stats    []ColumnStats // nil until computed, reset by writes
 }
 
@@ -95,8 +89,40 @@ func (t *Table) ColumnIndex(name string) int {
 func (t *Table) Snapshot() []arrow.RecordBatch {
 	t.mu.RLock()
 	defer t.mu.RUnlock()
-	out := make([]arrow.RecordBatch, len(t.batches))
-	for i, b := range t.batches {
+	return retained(t.latestLocked().batches)
+}
+
+// SnapshotAt returns the table's batches as of commit seq (the newest
+// version at or before it), retained for the caller.
+func (t *Table) SnapshotAt(seq uint64) []arrow.RecordBatch {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	for i := len(t.versions) - 1; i >= 0; i-- {
+		if t.versions[i].seq <= seq {
+			return retained(t.versions[i].batches)
+		}
+	}
+	return nil
+}
+
+// LastCommit is the sequence number of the commit that last changed the
+// table.
+func (t *Table) LastCommit() uint64 {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	return t.latestLocked().seq
+}
+
+func (t *Table) latestLocked() tableVersion {
+	if len(t.versions) == 0 {
+		return tableVersion{}
+	}
+	return t.versions[len(t.versions)-1]
+}
+
+func retained(bs []arrow.RecordBatch) []arrow.RecordBatch {
+	out := make([]arrow.RecordBatch, len(bs))
+	for i, b := range bs {
 		b.Retain()
 		out[i] = b
 	}
@@ -107,7 +133,7 @@ func (t *Table) Snapshot() []arrow.RecordBatch {
 func (t *Table) Rows() int64 {
 	t.mu.RLock()
 	defer t.mu.RUnlock()
-	return t.rows
+	return t.latestLocked().rows
 }
 
 // TotalRows counts rows in the table and, for a partitioned table, in all
@@ -120,40 +146,56 @@ func (t *Table) TotalRows() int64 {
 	return n
 }
 
-// Append adds batches (the table takes over the caller's references).
+// Append adds batches at once, as a commit of its own (the table takes
+// over the caller's references). Statements write through a WriteSet.
 func (t *Table) Append(bs ...arrow.RecordBatch) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.stats = nil
+	clock.commit(func(seq uint64) {
+		t.mu.RLock()
+		content := append(append([]arrow.RecordBatch(nil), t.latestLocked().batches...), bs...)
+		t.mu.RUnlock()
+		t.publish(seq, content)
+	})
+	t.dropOldVersions()
 	for _, b := range bs {
-		if b.NumRows() == 0 {
-			b.Release()
-			continue
-		}
-		t.batches = append(t.batches, b)
-		t.rows += b.NumRows()
+		b.Release()
 	}
 }
 
-// Replace swaps the table's contents for bs (taking over the references)
-// and releases the old batches.
+// Replace swaps the table's contents for bs at once, as a commit of its
+// own (taking over the references).
 func (t *Table) Replace(bs []arrow.RecordBatch) {
-	t.mu.Lock()
-	old := t.batches
-	t.batches = nil
-	t.rows = 0
-	t.stats = nil
+	clock.commit(func(seq uint64) { t.publish(seq, bs) })
+	t.dropOldVersions()
 	for _, b := range bs {
-		if b.NumRows() == 0 {
-			b.Release()
-			continue
-		}
-		t.batches = append(t.batches, b)
-		t.rows += b.NumRows()
-	}
-	t.mu.Unlock()
-	for _, b := range old {
 		b.Release()
+	}
+}
+
+// publish makes content (the caller keeps its references) the table's
+// version of commit seq. Call dropOldVersions once the commit is visible.
+func (t *Table) publish(seq uint64, content []arrow.RecordBatch) {
+	t.mu.Lock()
+	t.versions = append(t.versions, newVersion(seq, content))
+	t.stats = nil
+	t.mu.Unlock()
+}
+
+// dropOldVersions drops the versions no snapshot can read any more: it
+// keeps the newest version at or below the oldest snapshot in use, and
+// every newer one. It runs after a commit is visible, so that no snapshot
+// can still be taken at an older number.
+func (t *Table) dropOldVersions() {
+	horizon := clock.horizon()
+	t.mu.Lock()
+	keep := len(t.versions) - 1
+	for keep > 0 && t.versions[keep].seq > horizon {
+		keep--
+	}
+	dropped := t.versions[:keep]
+	t.versions = append([]tableVersion(nil), t.versions[keep:]...)
+	t.mu.Unlock()
+	for _, v := range dropped {
+		v.release()
 	}
 }
 
@@ -240,29 +282,14 @@ func (t *Table) Leaves() []*Table {
 	return out
 }
 
-// LockWrites takes the write locks of tables in a canonical order (by
-// qualified name) and returns the function that releases them.
-func LockWrites(tables []*Table) (unlock func()) {
-	ts := append([]*Table(nil), tables...)
-	sort.Slice(ts, func(i, j int) bool { return ts[i].QualifiedName() < ts[j].QualifiedName() })
-	n := 0
-	for i, t := range ts {
-		if i > 0 && t == ts[n-1] {
-			continue
-		}
-		ts[n] = t
-		n++
-	}
-	ts = ts[:n]
-	for _, t := range ts {
-		t.writeMu.Lock()
-	}
-	return func() {
-		for i := len(ts) - 1; i >= 0; i-- {
-			ts[i].writeMu.Unlock()
-		}
+// release drops the table's data, every version (readers keep the
+// batches they took).
+func (t *Table) release() {
+	t.mu.Lock()
+	vs := t.versions
+	t.versions = nil
+	t.mu.Unlock()
+	for _, v := range vs {
+		v.release()
 	}
 }
-
-// release drops the table's data.
-func (t *Table) release() { t.Replace(nil) }

@@ -242,6 +242,24 @@ func canonicalSQL(sql string) string {
 	return strings.ToLower(strings.TrimSpace(s))
 }
 
+// Run splits sql at semicolons (the fake's statements have none inside
+// them) and runs each as Query does, stopping at the first error.
+func (f *fakeSession) Run(ctx context.Context, sql string, fn func(Rows) error) error {
+	for _, stmt := range strings.SplitAfter(sql, ";") {
+		if strings.TrimSpace(strings.TrimSuffix(stmt, ";")) == "" {
+			continue
+		}
+		rows, err := f.Query(ctx, strings.TrimSpace(stmt))
+		if err != nil {
+			return err
+		}
+		if err := fn(rows); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func (f *fakeSession) Query(ctx context.Context, sql string) (Rows, error) {
 	f.log("Query %q", sql)
 	select {

@@ -149,6 +149,10 @@ func (s engineSession) Query(ctx context.Context, sql string) (Rows, error) {
 	return rows, nil
 }
 
+func (s engineSession) Run(ctx context.Context, sql string, fn func(Rows) error) error {
+	return s.Session.Run(ctx, sql, func(r *pgfed.Rows) error { return fn(r) })
+}
+
 // currentUser names the owner shown by \d: the OS user, as a fresh psql
 // database would be owned by the user who created it.
 func currentUser() string {

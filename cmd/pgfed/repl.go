@@ -19,6 +19,9 @@ import (
 // session (see engineSession); tests use a fake.
 type Session interface {
 	Query(ctx context.Context, sql string) (Rows, error)
+	// Run runs every statement of sql as one query (one implicit
+	// transaction), calling fn with each statement's result.
+	Run(ctx context.Context, sql string, fn func(Rows) error) error
 	SetCopyHandler(h pgfed.CopyHandler)
 	SetNoticeHandler(fn func(*pgfed.Notice))
 	ListRelations() ([]pgfed.RelationInfo, error)
@@ -118,13 +121,18 @@ func run(ctx context.Context, in io.Reader, out, errOut io.Writer, sess Session,
 			if r.quit {
 				break
 			}
-			if a.file {
+			switch {
+			case a.file:
 				r.runFile(a.text, stdin)
-			} else {
+			case strings.HasPrefix(strings.TrimSpace(a.text), `\`):
+				// A -c holding a meta-command runs it (psql's -c is either
+				// SQL or one backslash command).
 				r.mainLoop(&source{
 					reader:   bufio.NewReader(strings.NewReader(a.text)),
 					copyFrom: &source{reader: stdin},
 				})
+			default:
+				r.sendCommand(a.text, &source{copyFrom: &source{reader: stdin}})
 			}
 		}
 	case opts.term != nil:
@@ -451,6 +459,34 @@ func (r *repl) sendQuery(sql string) {
 	r.out.Flush()
 }
 
+// sendCommand sends a -c string as psql does: as one query, whose
+// statements are one implicit transaction; each statement's result is
+// printed, and the first error ends the query.
+func (r *repl) sendCommand(sql string, src *source) {
+	outer := r.src
+	r.src = src
+	defer func() { r.src = outer }()
+	r.lastQuery = sql
+	ctx, cancel := context.WithCancel(r.ctx)
+	r.setCancel(cancel)
+	r.copiedOut = false
+	err := r.sess.Run(ctx, sql, func(rows Rows) error {
+		res, err := r.collect(rows)
+		r.finishCopyIn()
+		if err == nil {
+			r.printResult(res)
+		}
+		r.copiedOut = false // set by the next statement's COPY TO STDOUT
+		return err
+	})
+	r.setCancel(nil)
+	cancel()
+	if err != nil {
+		r.serverError(err, sql)
+	}
+	r.out.Flush()
+}
+
 // result is a statement's outcome, read in full before printing because
 // column widths depend on every row (psql does the same).
 type result struct {
@@ -466,6 +502,11 @@ func (r *repl) execute(ctx context.Context, sql string) (*result, error) {
 	if err != nil {
 		return nil, err
 	}
+	return r.collect(rows)
+}
+
+// collect reads a statement's result to its end and closes it.
+func (r *repl) collect(rows Rows) (*result, error) {
 	res := &result{returnsRows: rows.ReturnsRows()}
 	if res.returnsRows {
 		res.columns = rows.Columns()
@@ -484,7 +525,7 @@ func (r *repl) execute(ctx context.Context, sql string) (*result, error) {
 		}
 		res.rows = append(res.rows, row)
 	}
-	err = rows.Err()
+	err := rows.Err()
 	res.tag = rows.Tag()
 	if cerr := rows.Close(); err == nil {
 		err = cerr
