@@ -139,6 +139,11 @@ func (p *Portal) closeOp() {
 	if p.op != nil {
 		op := p.op
 		p.op = nil
+		if p.err != nil && p.cancel != nil {
+			// The statement failed: remote requests still in flight (a
+			// stopped scan's FETCH) are cancelled rather than awaited.
+			p.cancel()
+		}
 		if err := p.guard(op.Close); err != nil && p.err == nil {
 			p.err = err
 		}

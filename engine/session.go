@@ -101,7 +101,7 @@ func (s *Session) Close() {
 	s.closeStatement()
 	if s.block != noBlock || s.txn.Active() {
 		s.block = noBlock
-		s.finishTransaction(false)
+		s.finishTransaction(context.Background(), false)
 	}
 	s.closed = true
 	if s.remote != nil {
@@ -114,7 +114,7 @@ func (s *Session) Close() {
 // takes part in its transactions from its creation on.
 func (s *Session) remoteManager() *remote.Manager {
 	if s.remote == nil {
-		s.remote = remote.NewManager()
+		s.remote = remote.NewManager(s.serializable)
 		s.txn.Register(s.remote)
 	}
 	return s.remote
@@ -178,7 +178,7 @@ func (s *Session) Run(ctx context.Context, sql string, fn func(*Portal) error) e
 	}
 	if s.block == implicitBlock {
 		s.block = noBlock
-		return s.finishTransaction(true)
+		return s.finishTransaction(ctx, true)
 	}
 	return nil
 }
@@ -245,7 +245,7 @@ func (s *Session) run(ctx context.Context, stmt *pg.Node, text string) (p *Porta
 	}()
 	beforeDispatch(text)
 	if ts := stmt.GetTransactionStmt(); ts != nil {
-		res, err := s.transactionControl(ts)
+		res, err := s.transactionControl(ctx, ts)
 		if err != nil {
 			return nil, err
 		}
@@ -330,16 +330,20 @@ func (s *Session) statementContext(ctx context.Context) (context.Context, contex
 	return context.WithCancel(ctx)
 }
 
-// endTransaction commits or aborts the statement's implicit transaction.
-// It runs on a context of its own: cleaning up after a cancelled
+// endTransaction commits or aborts the transaction. A commit runs on
+// ctx with statement_timeout, as a COMMIT statement does in PostgreSQL
+// (the remote commits can take long, and a cancel stops them); an abort
+// runs on a context of its own, since cleaning up after a cancelled
 // statement is its main use.
-func (s *Session) endTransaction(commit bool) error {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
+func (s *Session) endTransaction(ctx context.Context, commit bool) error {
 	if commit {
-		return s.txn.Commit(ctx)
+		cctx, cancel := s.statementContext(ctx)
+		defer cancel()
+		return s.txn.Commit(cctx)
 	}
-	return s.txn.Abort(ctx)
+	actx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	return s.txn.Abort(actx)
 }
 
 // closeStatement closes a portal left open (a new statement ends the

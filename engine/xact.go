@@ -60,8 +60,8 @@ func (s *Session) startTransaction() {
 }
 
 // finishTransaction ends the active transaction, if any.
-func (s *Session) finishTransaction(commit bool) error {
-	err := s.endTransaction(commit)
+func (s *Session) finishTransaction(ctx context.Context, commit bool) error {
+	err := s.endTransaction(ctx, commit)
 	s.savepoints = nil
 	s.snap.Release()
 	s.snap = nil
@@ -89,7 +89,7 @@ func (s *Session) statementSnapshot() (snap *storage.Snapshot, repeatable, own b
 // commits, a block goes on.
 func (s *Session) statementDone() error {
 	if s.block == noBlock {
-		return s.finishTransaction(true)
+		return s.finishTransaction(context.Background(), true)
 	}
 	return nil
 }
@@ -107,29 +107,28 @@ func (s *Session) afterBlock() blockState {
 func (s *Session) statementFailed() {
 	switch s.block {
 	case noBlock, implicitBlock:
-		s.finishTransaction(false)
+		s.finishTransaction(context.Background(), false)
 		s.block = noBlock
 	case inBlock:
 		s.block = failedBlock
 		if len(s.savepoints) == 0 {
 			// Nothing can be rolled back to: the transaction aborts now,
 			// releasing its locks; ROLLBACK ends the block.
-			s.endTransaction(false)
+			s.endTransaction(context.Background(), false)
 		}
 	}
 }
 
 // transactionControl runs BEGIN, COMMIT, ROLLBACK and the savepoint
 // statements.
-func (s *Session) transactionControl(ts *pg.TransactionStmt) (*commands.Result, error) {
-	ctx := context.Background()
+func (s *Session) transactionControl(ctx context.Context, ts *pg.TransactionStmt) (*commands.Result, error) {
 	switch ts.Kind {
 	case pg.TransactionStmtKind_TRANS_STMT_BEGIN, pg.TransactionStmtKind_TRANS_STMT_START:
 		return s.begin(ts)
 	case pg.TransactionStmtKind_TRANS_STMT_COMMIT:
-		return s.commit(ts.Chain)
+		return s.commit(ctx, ts.Chain)
 	case pg.TransactionStmtKind_TRANS_STMT_ROLLBACK:
-		return s.rollback(ts.Chain)
+		return s.rollback(ctx, ts.Chain)
 	case pg.TransactionStmtKind_TRANS_STMT_SAVEPOINT:
 		if err := s.requireBlock("SAVEPOINT"); err != nil {
 			return nil, err
@@ -155,7 +154,7 @@ func (s *Session) transactionControl(ts *pg.TransactionStmt) (*commands.Result, 
 		}
 		return &commands.Result{Tag: "RELEASE"}, nil
 	case pg.TransactionStmtKind_TRANS_STMT_ROLLBACK_TO:
-		return s.rollbackTo(ts.SavepointName)
+		return s.rollbackTo(ctx, ts.SavepointName)
 	}
 	return nil, pgerr.NotSupported("two-phase commit (PREPARE TRANSACTION, COMMIT PREPARED, ROLLBACK PREPARED)")
 }
@@ -202,7 +201,7 @@ func (s *Session) begin(ts *pg.TransactionStmt) (*commands.Result, error) {
 	return &commands.Result{Tag: tag}, nil
 }
 
-func (s *Session) commit(chain bool) (*commands.Result, error) {
+func (s *Session) commit(ctx context.Context, chain bool) (*commands.Result, error) {
 	switch s.block {
 	case noBlock, implicitBlock:
 		if chain {
@@ -210,31 +209,31 @@ func (s *Session) commit(chain bool) (*commands.Result, error) {
 		}
 		s.warn(pgerr.NoActiveSQLTransaction, "there is no transaction in progress")
 		// In a multi-statement query COMMIT ends what ran so far.
-		return &commands.Result{Tag: "COMMIT"}, s.finishTransaction(true)
+		return &commands.Result{Tag: "COMMIT"}, s.finishTransaction(ctx, true)
 	case failedBlock:
-		return s.endBlock(false, chain, "ROLLBACK")
+		return s.endBlock(ctx, false, chain, "ROLLBACK")
 	}
-	return s.endBlock(true, chain, "COMMIT")
+	return s.endBlock(ctx, true, chain, "COMMIT")
 }
 
-func (s *Session) rollback(chain bool) (*commands.Result, error) {
+func (s *Session) rollback(ctx context.Context, chain bool) (*commands.Result, error) {
 	switch s.block {
 	case noBlock, implicitBlock:
 		if chain {
 			return nil, pgerr.New(pgerr.NoActiveSQLTransaction, "ROLLBACK AND CHAIN can only be used in transaction blocks")
 		}
 		s.warn(pgerr.NoActiveSQLTransaction, "there is no transaction in progress")
-		return &commands.Result{Tag: "ROLLBACK"}, s.finishTransaction(false)
+		return &commands.Result{Tag: "ROLLBACK"}, s.finishTransaction(ctx, false)
 	}
-	return s.endBlock(false, chain, "ROLLBACK")
+	return s.endBlock(ctx, false, chain, "ROLLBACK")
 }
 
 // endBlock ends the block's transaction; with chain a new block starts
 // with the same characteristics.
-func (s *Session) endBlock(commit, chain bool, tag string) (*commands.Result, error) {
+func (s *Session) endBlock(ctx context.Context, commit, chain bool, tag string) (*commands.Result, error) {
 	isolation, readOnly := s.settings.Get("transaction_isolation"), s.settings.Get("transaction_read_only")
 	s.block = s.afterBlock()
-	err := s.finishTransaction(commit)
+	err := s.finishTransaction(ctx, commit)
 	if chain {
 		s.startTransaction()
 		s.block = inBlock
@@ -249,8 +248,7 @@ func (s *Session) endBlock(commit, chain bool, tag string) (*commands.Result, er
 
 // rollbackTo runs ROLLBACK TO SAVEPOINT: the work since the savepoint is
 // undone, the savepoint stays, and a failed block goes on.
-func (s *Session) rollbackTo(name string) (*commands.Result, error) {
-	ctx := context.Background()
+func (s *Session) rollbackTo(ctx context.Context, name string) (*commands.Result, error) {
 	if s.block != inBlock && s.block != failedBlock {
 		return nil, pgerr.New(pgerr.NoActiveSQLTransaction, "ROLLBACK TO SAVEPOINT can only be used in transaction blocks")
 	}
@@ -362,4 +360,10 @@ func (s *Session) readOnlyCheck(stmt *pg.Node) error {
 		return nil
 	}
 	return pgerr.New(pgerr.ReadOnlySQLTransaction, "cannot execute %s in a read-only transaction", what)
+}
+
+// serializable tells the remote connections whether the transaction is
+// SERIALIZABLE (their own are then too).
+func (s *Session) serializable() bool {
+	return s.settings.Get("transaction_isolation") == "serializable"
 }

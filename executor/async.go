@@ -89,6 +89,12 @@ type asyncChild struct {
 // one fetcher per resource, and the counters the fetchers update.
 type asyncDriver struct {
 	events chan asyncEvent
+	// requests is the context remote requests run on: the statement's,
+	// so that a user cancel or statement_timeout cancels them, and
+	// cancelled by the driver itself once a child failed (the statement
+	// is failing). Otherwise stop ends the fetchers between requests.
+	requests      context.Context
+	abortRequests context.CancelFunc
 	// tokenOf maps a child's index to its fetcher and the child's number
 	// there, to hand its demand tokens back.
 	tokenOf []token
@@ -119,6 +125,7 @@ type asyncFetcher struct {
 // fetcher per group, with demand tokens for every child.
 func startAsync(ctx context.Context, kids []asyncChild, demand int, driverStats *instrument.NodeStats) *asyncDriver {
 	actx, cancel := context.WithCancel(ctx)
+	rctx, rcancel := context.WithCancel(ctx)
 	d := &asyncDriver{
 		// Room for every batch the children may fetch ahead, and their
 		// ends, so that a fetcher never waits on the driver.
@@ -126,6 +133,8 @@ func startAsync(ctx context.Context, kids []asyncChild, demand int, driverStats 
 		live:        len(kids),
 		cancel:      cancel,
 		driverStats: driverStats,
+		requests:      rctx,
+		abortRequests: rcancel,
 	}
 	n := 0
 	for _, k := range kids {
@@ -174,6 +183,10 @@ func (d *asyncDriver) consumed(child int) {
 func (d *asyncDriver) take(ev asyncEvent) (b arrow.RecordBatch, err error, ok bool) {
 	if ev.done {
 		d.live--
+		if ev.err != nil {
+			// The statement fails: requests still in flight are of no use.
+			d.abortRequests()
+		}
 		return nil, ev.err, ev.err != nil
 	}
 	d.consumed(ev.child)
@@ -181,9 +194,11 @@ func (d *asyncDriver) take(ev asyncEvent) (b arrow.RecordBatch, err error, ok bo
 }
 
 // stop cancels the fetchers, releases undelivered batches and waits for
-// the fetchers to return.
+// the fetchers to return (requests in flight finish unless the statement
+// failed or was cancelled).
 func (d *asyncDriver) stop() {
 	d.cancel()
+	defer d.abortRequests()
 	go func() {
 		d.wg.Wait()
 		close(d.events)
@@ -258,7 +273,11 @@ func (f *asyncFetcher) run(ctx context.Context) {
 			continue
 		}
 		start := time.Now()
-		results := f.fetch(ctx, ops)
+		// The request runs on the statement's context, not the fetcher's:
+		// stopping early (LIMIT) lets a request in flight finish, as
+		// postgres_fdw does, instead of cancelling it, which would abort
+		// the remote transaction a block goes on using.
+		results := f.fetch(f.d.requests, ops)
 		took := time.Since(start)
 		for j, i := range ready {
 			k := &f.kids[i]

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -192,12 +193,27 @@ func TestAsyncChildErrorAndCancel(t *testing.T) {
 			if tc.wantEr != "" && (!errors.As(err, &pe) || pe.Code != tc.wantEr) {
 				t.Fatalf("error %v, want SQLSTATE %s", err, tc.wantEr)
 			}
+			// Stopped early without an error, Close lets the request in
+			// flight finish (it would be a remote FETCH whose cancel
+			// aborts the remote transaction); after an error or a cancel
+			// it cancels it.
+			var released atomic.Bool
+			if tc.wantEr == "" {
+				go func() {
+					time.Sleep(20 * time.Millisecond)
+					released.Store(true)
+					gate.Release()
+				}()
+			}
 			done := make(chan struct{})
 			go func() { app.Close(); close(done) }()
 			select {
 			case <-done:
 			case <-time.After(testTimeout):
 				t.Fatal("Close did not return: a fetcher was not cancelled")
+			}
+			if tc.wantEr == "" && !released.Load() {
+				t.Error("Close returned before the request in flight finished")
 			}
 			wantNoViolations(t, a.Op, b.Op, c.Op)
 		})

@@ -103,8 +103,13 @@
 //     driver polls the event channel without blocking (so slow synchronous
 //     children do not starve async ones); only when no synchronous work is
 //     left does it block on the channel (and on ctx.Done()).
-//   - Teardown: Close of the driver cancels the fetchers' context and
-//     waits for their goroutines; undelivered batches are released.
+//   - Teardown: Close of the driver stops the fetchers between requests
+//     and waits for their goroutines (a request in flight finishes: its
+//     remote transaction stays usable for the rest of a block);
+//     undelivered batches are released. Requests run on the statement's
+//     context, so a cancel or statement_timeout cancels them at once, as
+//     does a child's error (the statement is failing) and the portal
+//     closing a statement that failed elsewhere in the plan.
 //
 // # Parallel execution (Gather, Gather Merge)
 //

@@ -29,7 +29,7 @@ func BenchmarkFetchTwoInts(b *testing.B) {
 
 	for _, n := range []int{100, 10000} {
 		b.Run(fmt.Sprintf("cursor/fetch=%d", n), func(b *testing.B) {
-			m := NewManager()
+			m := NewManager(nil)
 			defer m.Close()
 			iterations := 0
 			for b.Loop() {
@@ -58,7 +58,7 @@ func BenchmarkFetchTwoInts(b *testing.B) {
 				if err := cu.Close(ctx); err != nil {
 					b.Fatal(err)
 				}
-				if err := m.EndStatement(ctx, true); err != nil {
+				if err := m.EndTransaction(ctx, true); err != nil {
 					b.Fatal(err)
 				}
 				if total != rows {

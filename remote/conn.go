@@ -4,6 +4,7 @@ import (
 	"context"
 	"maps"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -18,22 +19,46 @@ type Conn struct {
 	pg   *pgconn.PgConn
 	user string // the role it logged in as
 
-	// busy holds a token while a command runs, which lets EndStatement
-	// find a command still in flight (a fetch running in another
-	// goroutine) and cancel it.
+	// busy holds a token while a command runs, which lets the end of a
+	// transaction find a command still in flight (a fetch running in
+	// another goroutine) and cancel it.
 	busy chan struct{}
 
-	// xact is set while the remote transaction opened by Manager.Conn is
-	// open; xactID counts transactions, so that a cursor can tell whether
-	// the transaction it was declared in is still the current one. Only
-	// the Manager's goroutine changes them, with busy held, so commands
-	// of other goroutines read them with busy held.
-	xact   bool
-	xactID uint64
+	// The remote transaction (xact.go). Only the Manager's goroutine
+	// changes these, with busy held, so commands of other goroutines read
+	// them with busy held.
+	//
+	// xact is set while the local transaction uses the connection;
+	// xactID counts such transactions, so that a cursor can tell whether
+	// the one it was declared in is still current. started is set once
+	// the remote START has run (until then it is pending). depth is the
+	// local subtransaction level the connection has savepoints for
+	// (created or pending). pending are commands to send ahead of the
+	// next one (see request.go); startPending says the remote START is
+	// among them. changing is set when a command changing the remote
+	// transaction's state failed or was interrupted: its state is
+	// unknown, the rest of the local transaction gets "connection lost",
+	// and the connection is closed at its end. wrote is set once the
+	// transaction wrote on the connection.
+	xact         bool
+	xactID       uint64
+	started      bool
+	depth        int
+	pending      []string
+	startPending bool
+	changing     bool
+	wrote        bool
+	// reused is set when the connection served an earlier transaction
+	// (it may have died while idle).
+	reused bool
 	// invalidated is set when the connection options changed while a
 	// transaction was open; the connection is closed when it ends. Only
 	// the Manager's goroutine uses it.
 	invalidated bool
+	// parallel are the transaction's parallel_commit and parallel_abort.
+	parallel parallelEnd
+	// roundTrips counts the requests sent (each waits for one answer).
+	roundTrips atomic.Int64
 
 	// fetchStmts names the prepared statements of FETCH commands by
 	// their text (see FetchTogether); stmtSeq numbers them. Used with
@@ -66,38 +91,63 @@ func (c *Conn) fetchStatement(sql string) (name string, fresh bool) {
 	return name, true
 }
 
-// setupSQL makes deparsed literals and text output mean the same remotely
-// as locally, whatever the remote role's or database's defaults are
-// (postgres_fdw's configure_remote_session). One round trip.
-const setupSQL = "SET search_path = pg_catalog; SET timezone = 'UTC'; SET datestyle = ISO; " +
-	"SET intervalstyle = postgres; SET extra_float_digits = 3"
+// sessionSettings make deparsed literals and text output mean the same
+// remotely as locally, whatever the remote role's or database's defaults
+// are (postgres_fdw's configure_remote_session). They go in the startup
+// message, which costs no round trip, where postgres_fdw sends five SETs.
+var sessionSettings = map[string]string{
+	"search_path":        "pg_catalog",
+	"timezone":           "UTC",
+	"datestyle":          "ISO",
+	"intervalstyle":      "postgres",
+	"extra_float_digits": "3",
+}
 
 // closeTimeout bounds the goodbye message of a connection being closed.
 const closeTimeout = 5 * time.Second
 
-// connect opens and sets up a connection for spec. A server that cannot be
-// reached, refuses the login or fails the setup is 08001.
+// connect opens a connection for spec.
 func connect(ctx context.Context, m *Manager, spec ConnSpec) (*Conn, error) {
-	cfg, err := connConfig(spec)
+	pg, user, err := dial(ctx, spec)
 	if err != nil {
-		return nil, connectError(spec.Server, err)
-	}
-	pg, err := pgconn.ConnectConfig(ctx, cfg)
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, contextError(ctx)
-		}
-		return nil, connectError(spec.Server, err)
+		return nil, err
 	}
 	// The spec is kept to compare with later ones, so it must not change
 	// under us with a caller's map.
 	spec.Options, spec.User = maps.Clone(spec.Options), maps.Clone(spec.User)
-	c := &Conn{m: m, spec: spec, pg: pg, user: cfg.User, busy: make(chan struct{}, 1)}
-	if _, err := pg.Exec(ctx, setupSQL).ReadAll(); err != nil {
-		c.closeIdle()
-		return nil, commandError(ctx, err, spec.Server, setupSQL)
+	return &Conn{m: m, spec: spec, pg: pg, user: user, busy: make(chan struct{}, 1)}, nil
+}
+
+// dial connects and logs in as spec says. A server that cannot be
+// reached or refuses the login is 08001.
+func dial(ctx context.Context, spec ConnSpec) (*pgconn.PgConn, string, error) {
+	cfg, err := connConfig(spec)
+	if err != nil {
+		return nil, "", connectError(spec.Server, err)
 	}
-	return c, nil
+	for k, v := range sessionSettings {
+		cfg.RuntimeParams[k] = v
+	}
+	pg, err := pgconn.ConnectConfig(ctx, cfg)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, "", contextError(ctx)
+		}
+		return nil, "", connectError(spec.Server, err)
+	}
+	return pg, cfg.User, nil
+}
+
+// reconnect replaces c's dead connection by a new one, busy held.
+func (c *Conn) reconnect(ctx context.Context) error {
+	pg, user, err := dial(ctx, c.spec)
+	if err != nil {
+		return err
+	}
+	c.closeIdle()
+	c.pg, c.user, c.reused = pg, user, false
+	c.fetchStmts, c.stmtSeq = nil, 0
+	return nil
 }
 
 // acquire waits until no other command runs on c.
@@ -137,12 +187,6 @@ func (c *Conn) brokenUnlessBusy() bool {
 	}
 }
 
-// exec runs a command whose results do not matter, with busy held.
-func (c *Conn) exec(ctx context.Context, sql string) error {
-	_, err := c.pg.Exec(ctx, sql).ReadAll()
-	return commandError(ctx, err, c.spec.Server, sql)
-}
-
 // closeIdle closes the connection, saying goodbye to the server; no
 // command may be running.
 func (c *Conn) closeIdle() {
@@ -172,7 +216,10 @@ func (c *Conn) checkInXact() error {
 		return lostError(c.spec.Server)
 	}
 	if !c.xact {
-		return pgerr.Internal("remote connection to server %q used outside its statement", c.spec.Server)
+		return pgerr.Internal("remote connection to server %q used outside its transaction", c.spec.Server)
+	}
+	if c.changing {
+		return lostError(c.spec.Server)
 	}
 	return nil
 }
@@ -193,7 +240,37 @@ func (c *Conn) QueryText(ctx context.Context, sql string, args ...any) ([][]*str
 	if err := c.checkInXact(); err != nil {
 		return nil, err
 	}
-	rr := c.pg.ExecParams(ctx, sql, params, nil, nil, nil)
+	return c.queryLocked(ctx, sql, params...)
+}
+
+// queryLocked runs a query with busy held, returning its rows as text.
+func (c *Conn) queryLocked(ctx context.Context, sql string, params ...[]byte) ([][]*string, error) {
+	var rows [][]*string
+	err := c.roundTrip(ctx, func(p *pgconn.Pipeline) {
+		p.SendQueryParams(sql, params, nil, nil, nil)
+	}, func(p *pgconn.Pipeline) error {
+		res, err := p.GetResults()
+		if err != nil {
+			return commandError(ctx, err, c.spec.Server, sql)
+		}
+		rr, ok := res.(*pgconn.ResultReader)
+		if !ok {
+			return pgerr.Internal("remote: pipeline gave %T for a query", res)
+		}
+		rows = textRows(rr)
+		if _, err := rr.Close(); err != nil {
+			return commandError(ctx, err, c.spec.Server, sql)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return rows, nil
+}
+
+// textRows reads a result's rows as text values.
+func textRows(rr *pgconn.ResultReader) [][]*string {
 	var rows [][]*string
 	for rr.NextRow() {
 		vals := rr.Values()
@@ -207,10 +284,7 @@ func (c *Conn) QueryText(ctx context.Context, sql string, args ...any) ([][]*str
 		}
 		rows = append(rows, row)
 	}
-	if _, err := rr.Close(); err != nil {
-		return nil, commandError(ctx, err, c.spec.Server, sql)
-	}
-	return rows, nil
+	return rows
 }
 
 // textParams renders query arguments in PostgreSQL's text input format.

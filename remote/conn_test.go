@@ -25,9 +25,10 @@ func TestConnectionSetup(t *testing.T) {
 	m := newManager(t)
 	c := db.conn(t, m)
 	for setting, want := range map[string]string{
-		"TimeZone":              "UTC",
-		"search_path":           "pg_catalog",
-		"DateStyle":             "ISO, DMY",
+		"TimeZone":    "UTC",
+		"search_path": "pg_catalog",
+		// The startup message's setting replaces the database's whole.
+		"DateStyle":             "ISO, MDY",
 		"IntervalStyle":         "postgres",
 		"extra_float_digits":    "3",
 		"application_name":      "pgfed",
@@ -39,7 +40,7 @@ func TestConnectionSetup(t *testing.T) {
 			t.Errorf("%s = %q, want %q", setting, got, want)
 		}
 	}
-	if err := m.EndStatement(context.Background(), true); err != nil {
+	if err := m.EndTransaction(context.Background(), true); err != nil {
 		t.Fatal(err)
 	}
 
@@ -57,7 +58,7 @@ func TestConnectionSetup(t *testing.T) {
 	if *rows[0][0] != "it's mine" || *rows[0][1] != "1234kB" {
 		t.Errorf("application_name, work_mem = %s", showRows(rows))
 	}
-	if err := m.EndStatement(context.Background(), false); err != nil {
+	if err := m.EndTransaction(context.Background(), false); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -85,7 +86,7 @@ func TestConnectionReuse(t *testing.T) {
 		t.Fatalf("Connections() = %+v", infos)
 	}
 	for _, commit := range []bool{true, false} {
-		if err := m.EndStatement(ctx, commit); err != nil {
+		if err := m.EndTransaction(ctx, commit); err != nil {
 			t.Fatal(err)
 		}
 		for _, info := range m.Connections() {
@@ -104,7 +105,7 @@ func TestConnectionReuse(t *testing.T) {
 			t.Fatal("the connection was not reused")
 		}
 	}
-	if err := m.EndStatement(ctx, true); err != nil {
+	if err := m.EndTransaction(ctx, true); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -122,25 +123,26 @@ func TestCommandSequence(t *testing.T) {
 	if err := cu.Close(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if err := m.EndStatement(ctx, true); err != nil {
+	if err := m.EndTransaction(ctx, true); err != nil {
 		t.Fatal(err)
 	}
 	c = db.conn(t, m)
 	cu1 := openCursor(t, c, "SELECT 1")
 	cu2 := openCursor(t, c, "SELECT 2")
 	fetchAll(t, cu2, 10, cols)
-	if err := m.EndStatement(ctx, false); err != nil {
+	if err := m.EndTransaction(ctx, false); err != nil {
 		t.Fatal(err)
 	}
 	if err := cu1.Close(ctx); err != nil { // after the statement: nothing to send
 		t.Fatal(err)
 	}
+	// The session settings went in the startup message; START goes with
+	// the first command, CLOSE would go with the next one, and COMMIT
+	// closes the cursor anyway.
 	want := []string{
-		setupSQL,
 		"START TRANSACTION ISOLATION LEVEL REPEATABLE READ",
 		"DECLARE c1 CURSOR FOR SELECT 1",
 		"FETCH 100 FROM c1",
-		"CLOSE c1",
 		"COMMIT TRANSACTION",
 		"START TRANSACTION ISOLATION LEVEL REPEATABLE READ",
 		"DECLARE c1 CURSOR FOR SELECT 1",
@@ -150,6 +152,10 @@ func TestCommandSequence(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, db.remoteLog(t, c.pg.PID())); diff != "" {
 		t.Fatalf("remote commands (-want +got):\n%s", diff)
+	}
+	// START+DECLARE, FETCH, COMMIT; START+DECLARE, DECLARE, FETCH, ABORT.
+	if got := c.roundTrips.Load(); got != 7 {
+		t.Errorf("%d round trips, want 7", got)
 	}
 }
 
@@ -168,7 +174,7 @@ func TestCommitAndAbort(t *testing.T) {
 
 	c := db.conn(t, m)
 	queryText(t, c, "INSERT INTO public.t VALUES ($1) RETURNING a", 1)
-	if err := m.EndStatement(ctx, true); err != nil {
+	if err := m.EndTransaction(ctx, true); err != nil {
 		t.Fatal(err)
 	}
 	if count(1) != 1 {
@@ -177,7 +183,7 @@ func TestCommitAndAbort(t *testing.T) {
 
 	c = db.conn(t, m)
 	queryText(t, c, "INSERT INTO public.t VALUES ($1) RETURNING a", 2)
-	if err := m.EndStatement(ctx, false); err != nil {
+	if err := m.EndTransaction(ctx, false); err != nil {
 		t.Fatal(err)
 	}
 	if count(2) != 0 {
@@ -189,7 +195,7 @@ func TestCommitAndAbort(t *testing.T) {
 	c = db.conn(t, m)
 	pid := c.pg.PID()
 	queryText(t, c, "INSERT INTO public.t VALUES (1) RETURNING a")
-	err := m.EndStatement(ctx, true)
+	err := m.EndTransaction(ctx, true)
 	pe := wantError(t, err, "23505", `^duplicate key value violates unique constraint "u"$`)
 	if pe.Context != "remote SQL command: COMMIT TRANSACTION" || pe.Detail != "Key (a)=(1) already exists." {
 		t.Errorf("context %q, detail %q", pe.Context, pe.Detail)
@@ -204,17 +210,31 @@ func TestCommitAndAbort(t *testing.T) {
 	queryText(t, c, "INSERT INTO public.t VALUES ($1) RETURNING a", 3)
 	cancelled, cancel := context.WithCancel(ctx)
 	cancel()
-	wantError(t, m.EndStatement(cancelled, true), pgerr.QueryCanceled, "^canceling statement due to user request$")
+	wantError(t, m.EndTransaction(cancelled, true), pgerr.QueryCanceled, "^canceling statement due to user request$")
 	if count(3) != 0 || db.backendState(t, pid) != "idle" || len(m.Connections()) != 1 {
 		t.Fatal("after a cancelled commit")
 	}
 
-	// A statement that ignored a remote error cannot commit.
+	// A transaction that wrote and then ignored a remote error cannot
+	// commit; one that only read ends quietly.
+	c = db.conn(t, m)
+	if _, _, err := c.Exec(ctx, "INSERT INTO public.t VALUES (4)"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.QueryText(ctx, "SELECT 1/0"); err == nil {
+		t.Fatal("no error")
+	}
+	wantError(t, m.EndTransaction(ctx, true), pgerr.InFailedSQLTransaction, "because it was aborted")
+	if db.backendState(t, pid) != "idle" || count(4) != 0 {
+		t.Fatal("connection not idle, or the write committed")
+	}
 	c = db.conn(t, m)
 	if _, err := c.QueryText(ctx, "SELECT 1/0"); err == nil {
 		t.Fatal("no error")
 	}
-	wantError(t, m.EndStatement(ctx, true), pgerr.InFailedSQLTransaction, "because it was aborted")
+	if err := m.EndTransaction(ctx, true); err != nil {
+		t.Fatal(err)
+	}
 	if db.backendState(t, pid) != "idle" {
 		t.Fatal("connection not idle")
 	}
@@ -296,7 +316,7 @@ func TestConnectOptions(t *testing.T) {
 		}
 		queryText(t, c, "SELECT 1")
 	}
-	if err := m.EndStatement(ctx, true); err != nil {
+	if err := m.EndTransaction(ctx, true); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -332,15 +352,15 @@ func TestKilledBackend(t *testing.T) {
 	// Killed while idle: the next statement reconnects.
 	c := db.conn(t, m)
 	pid := c.pg.PID()
-	if err := m.EndStatement(ctx, true); err != nil {
+	if err := m.EndTransaction(ctx, true); err != nil {
 		t.Fatal(err)
 	}
 	db.terminate(t, pid)
 	c = db.conn(t, m)
+	fetchAll(t, openCursor(t, c, "SELECT 1"), 10, cols)
 	if c.pg.PID() == pid {
 		t.Fatal("did not reconnect")
 	}
-	fetchAll(t, openCursor(t, c, "SELECT 1"), 10, cols)
 
 	// Killed inside the remote transaction: the statement fails, also
 	// when it asks for the connection again, and the next one reconnects.
@@ -358,15 +378,15 @@ func TestKilledBackend(t *testing.T) {
 	if infos := m.Connections(); len(infos) != 1 || infos[0].Valid {
 		t.Fatalf("Connections() = %+v", infos)
 	}
-	if err := m.EndStatement(ctx, false); err != nil {
+	if err := m.EndTransaction(ctx, false); err != nil {
 		t.Fatal(err)
 	}
 	c = db.conn(t, m)
+	fetchAll(t, openCursor(t, c, "SELECT 3"), 10, cols)
 	if c.pg.PID() == pid {
 		t.Fatal("did not reconnect")
 	}
-	fetchAll(t, openCursor(t, c, "SELECT 3"), 10, cols)
-	if err := m.EndStatement(ctx, true); err != nil {
+	if err := m.EndTransaction(ctx, true); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -385,7 +405,7 @@ func TestDisconnect(t *testing.T) {
 	if m.DisconnectAll() || m.Disconnect("srv") || len(m.Connections()) != 2 {
 		t.Fatal("closed a connection in use")
 	}
-	if err := m.EndStatement(ctx, true); err != nil {
+	if err := m.EndTransaction(ctx, true); err != nil {
 		t.Fatal(err)
 	}
 	pid := m.Connections()[0].BackendPID
@@ -401,7 +421,7 @@ func TestDisconnect(t *testing.T) {
 	}
 	// Connecting again works.
 	db.conn(t, m)
-	if err := m.EndStatement(ctx, true); err != nil {
+	if err := m.EndTransaction(ctx, true); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -424,7 +444,7 @@ func TestChangedOptions(t *testing.T) {
 		t.Fatal("connection still valid")
 	}
 	// ... and is replaced afterwards.
-	if err := m.EndStatement(ctx, true); err != nil {
+	if err := m.EndTransaction(ctx, true); err != nil {
 		t.Fatal(err)
 	}
 	if len(m.Connections()) != 0 {
@@ -437,7 +457,7 @@ func TestChangedOptions(t *testing.T) {
 	if rows := queryText(t, c, "SHOW application_name"); *rows[0][0] != "changed" || c.pg.PID() == pid {
 		t.Fatalf("application_name %s", *rows[0][0])
 	}
-	if err := m.EndStatement(ctx, true); err != nil {
+	if err := m.EndTransaction(ctx, true); err != nil {
 		t.Fatal(err)
 	}
 	// Options that are not libpq's do not matter.
@@ -445,7 +465,7 @@ func TestChangedOptions(t *testing.T) {
 	if c2, err := m.Conn(ctx, changed); err != nil || c2 != c {
 		t.Fatalf("fetch_size change reconnected: %v", err)
 	}
-	if err := m.EndStatement(ctx, true); err != nil {
+	if err := m.EndTransaction(ctx, true); err != nil {
 		t.Fatal(err)
 	}
 	// Outside a statement, a change replaces the connection at once.
@@ -453,7 +473,7 @@ func TestChangedOptions(t *testing.T) {
 	if c2, err := m.Conn(ctx, changed); err != nil || c2 == c {
 		t.Fatalf("changed options did not reconnect: %v", err)
 	}
-	if err := m.EndStatement(ctx, true); err != nil {
+	if err := m.EndTransaction(ctx, true); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -483,7 +503,7 @@ func TestCancel(t *testing.T) {
 		t.Fatal("the connection did not survive the cancel")
 	}
 	// The statement's end aborts, with the cancelled context too.
-	if err := m.EndStatement(ctx, false); err != nil {
+	if err := m.EndTransaction(ctx, false); err != nil {
 		t.Fatal(err)
 	}
 	if state := db.backendState(t, pid); state != "idle" {
@@ -503,7 +523,7 @@ func TestCancel(t *testing.T) {
 	if pe, _ := pgerr.As(err); pe == nil || *pe != *pgerr.Timeout() {
 		t.Fatalf("got %v, want the statement timeout", err)
 	}
-	if err := m.EndStatement(context.Background(), false); err != nil {
+	if err := m.EndTransaction(context.Background(), false); err != nil {
 		t.Fatal(err)
 	}
 
@@ -518,7 +538,7 @@ func TestCancel(t *testing.T) {
 		t.Fatalf("Conn with a done context: %v", err)
 	}
 	fetchAll(t, cu, 100, cols)
-	if err := m.EndStatement(context.Background(), true); err != nil {
+	if err := m.EndTransaction(context.Background(), true); err != nil {
 		t.Fatal(err)
 	}
 	if c.pg.PID() != pid || db.backendState(t, pid) != "idle" {
@@ -547,7 +567,7 @@ func TestAbortCancelsCommandInFlight(t *testing.T) {
 		return err == nil && running
 	})
 	start := time.Now()
-	if err := m.EndStatement(context.Background(), false); err != nil {
+	if err := m.EndTransaction(context.Background(), false); err != nil {
 		t.Fatal(err)
 	}
 	if time.Since(start) > 3*time.Second {
@@ -564,7 +584,7 @@ func TestAbortCancelsCommandInFlight(t *testing.T) {
 	if c := db.conn(t, m); c.pg.PID() != pid {
 		t.Fatal("reconnected")
 	}
-	if err := m.EndStatement(context.Background(), true); err != nil {
+	if err := m.EndTransaction(context.Background(), true); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -575,7 +595,7 @@ func TestUseAfterStatement(t *testing.T) {
 	ctx := context.Background()
 	c := db.conn(t, m)
 	cu := openCursor(t, c, "SELECT 1")
-	if err := m.EndStatement(ctx, true); err != nil {
+	if err := m.EndTransaction(ctx, true); err != nil {
 		t.Fatal(err)
 	}
 	cols := []types.T{types.Int4T}

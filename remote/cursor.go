@@ -2,7 +2,6 @@ package remote
 
 import (
 	"context"
-	"errors"
 	"slices"
 	"strconv"
 
@@ -56,49 +55,29 @@ func (c *Conn) OpenCursor(ctx context.Context, sql string) (*Cursor, error) {
 // declare runs the DECLARE command declareSQL and describes (without
 // running) fetchSQL, returning the type OIDs of the cursor's columns.
 func (c *Conn) declare(ctx context.Context, declareSQL, fetchSQL string) ([]uint32, error) {
-	p := c.pg.StartPipeline(ctx)
-	p.SendQueryParams(declareSQL, nil, nil, nil, nil)
-	p.SendPrepare("", fetchSQL, nil)
-	if err := p.Sync(); err != nil {
-		_ = p.Close()
-		return nil, err
-	}
-	var (
-		oids     []uint32
-		firstErr error
-	)
-	for done := false; !done; {
+	var oids []uint32
+	err := c.roundTrip(ctx, func(p *pgconn.Pipeline) {
+		p.SendQueryParams(declareSQL, nil, nil, nil, nil)
+		p.SendPrepare("", fetchSQL, nil)
+	}, func(p *pgconn.Pipeline) error {
+		if err := readResult(p); err != nil {
+			return err
+		}
 		res, err := p.GetResults()
 		if err != nil {
-			if firstErr == nil {
-				firstErr = err
-			}
-			// After an error from the server, the pipeline skips to the
-			// Sync; any other error means the connection is gone.
-			var pgErr *pgconn.PgError
-			if !errors.As(err, &pgErr) {
-				break
-			}
-			continue
+			return err
 		}
-		switch r := res.(type) {
-		case *pgconn.ResultReader:
-			if _, err := r.Close(); err != nil && firstErr == nil {
-				firstErr = err
-			}
-		case *pgconn.StatementDescription:
-			oids = make([]uint32, len(r.Fields))
-			for i, f := range r.Fields {
-				oids[i] = f.DataTypeOID
-			}
-		default: // *pgconn.PipelineSync, or nil when nothing is left
-			done = true
+		d, ok := res.(*pgconn.StatementDescription)
+		if !ok {
+			return pgerr.Internal("remote: pipeline gave %T for a Describe", res)
 		}
-	}
-	if err := p.Close(); err != nil && firstErr == nil {
-		firstErr = err
-	}
-	return oids, firstErr
+		oids = make([]uint32, len(d.Fields))
+		for i, f := range d.Fields {
+			oids[i] = f.DataTypeOID
+		}
+		return nil
+	})
+	return oids, err
 }
 
 // Fetch runs FETCH n and decodes the rows (binary format) into a batch of
@@ -161,38 +140,45 @@ func (c *Conn) FetchTogether(ctx context.Context, reqs []*FetchRequest) {
 			return
 		}
 	}
-	p := c.pg.StartPipeline(ctx)
 	fresh := make([]bool, len(reqs))
-	for i, r := range reqs {
-		var name string
-		name, fresh[i] = c.fetchStatement(r.Cursor.fetchSQL)
-		if fresh[i] {
-			p.SendPrepare(name, r.Cursor.fetchSQL, nil)
+	err := c.roundTrip(ctx, func(p *pgconn.Pipeline) {
+		for i, r := range reqs {
+			var name string
+			name, fresh[i] = c.fetchStatement(r.Cursor.fetchSQL)
+			if fresh[i] {
+				p.SendPrepare(name, r.Cursor.fetchSQL, nil)
+			}
+			p.SendQueryPrepared(name, nil, nil, r.Cursor.formats)
 		}
-		p.SendQueryPrepared(name, nil, nil, r.Cursor.formats)
-	}
-	// Until the pipeline has gone through, the new statements may not
-	// exist on the server.
-	defer func() {
-		if reqs[len(reqs)-1].Err != nil {
-			for i, r := range reqs {
-				if fresh[i] {
-					delete(c.fetchStmts, r.Cursor.fetchSQL)
-				}
+	}, func(p *pgconn.Pipeline) error {
+		return readFetches(ctx, c, p, reqs, fresh)
+	})
+	if err != nil {
+		// Until a pipeline has gone through, the new statements may not
+		// exist on the server.
+		for i, r := range reqs {
+			if fresh[i] {
+				delete(c.fetchStmts, r.Cursor.fetchSQL)
 			}
 		}
-	}()
-	if err := p.Sync(); err != nil {
-		_ = p.Close()
-		fail(reqs, commandError(ctx, err, c.spec.Server, reqs[0].Cursor.query))
-		return
-	}
-	var failed error
-	for i, r := range reqs {
-		if failed != nil {
-			r.Err = failed
-			continue
+		if reqs[len(reqs)-1].Err == nil {
+			// The requests were never read (a pending command failed, or
+			// the connection broke after them).
+			for _, r := range reqs {
+				if r.Batch != nil {
+					r.Batch.Release()
+				}
+			}
+			fail(reqs, err)
 		}
+	}
+}
+
+// readFetches reads the FETCH results of reqs into them. After a failed
+// one the server skipped the rest: from there on each request carries
+// the failure, which is returned.
+func readFetches(ctx context.Context, c *Conn, p *pgconn.Pipeline, reqs []*FetchRequest, fresh []bool) error {
+	for i, r := range reqs {
 		res, err := p.GetResults()
 		if _, ok := res.(*pgconn.StatementDescription); ok && fresh[i] && err == nil {
 			res, err = p.GetResults() // the statement is prepared; now its result
@@ -201,41 +187,20 @@ func (c *Conn) FetchTogether(ctx context.Context, reqs []*FetchRequest) {
 		if err == nil && !ok {
 			err = pgerr.Internal("remote: pipeline gave %T for a FETCH", res)
 		}
+		if err == nil {
+			r.Batch, r.EOF, r.Err = r.Cursor.readFetch(ctx, rr, r.N, r.Schema)
+			err = r.Err
+		} else {
+			err = commandError(ctx, err, c.spec.Server, r.Cursor.query)
+		}
 		if err != nil {
-			failed = commandError(ctx, err, c.spec.Server, r.Cursor.query)
-			fail(reqs[i:], failed)
-			var pgErr *pgconn.PgError
-			if !errors.As(err, &pgErr) {
-				break // the connection is gone: nothing more will come
+			for _, rest := range reqs[i:] {
+				rest.Batch, rest.EOF, rest.Err = nil, false, err
 			}
-			continue
-		}
-		r.Batch, r.EOF, r.Err = r.Cursor.readFetch(ctx, rr, r.N, r.Schema)
-		if r.Err != nil {
-			failed = r.Err
+			return err
 		}
 	}
-	// Read up to the Sync (after an error the server skipped the rest).
-	for {
-		res, err := p.GetResults()
-		if err != nil || res == nil {
-			break
-		}
-		if rr, ok := res.(*pgconn.ResultReader); ok {
-			_, _ = rr.Close()
-		}
-		if _, ok := res.(*pgconn.PipelineSync); ok {
-			break
-		}
-	}
-	if err := p.Close(); err != nil && failed == nil {
-		for _, r := range reqs {
-			if r.Batch != nil {
-				r.Batch.Release()
-			}
-		}
-		fail(reqs, commandError(ctx, err, c.spec.Server, reqs[0].Cursor.query))
-	}
+	return nil
 }
 
 // prepareFetch checks that the cursor can be fetched from (busy held) and
@@ -343,9 +308,10 @@ func errResultMismatch() error {
 	return pgerr.Internal("remote query result does not match the foreign table")
 }
 
-// Close closes the cursor (CLOSE cN). A cursor whose remote transaction
-// has ended, failed or lost its connection is already gone (or will be
-// with the abort), so closing it sends nothing.
+// Close closes the cursor. CLOSE cN goes with the next command on the
+// connection, or not at all when the remote transaction ends first (which
+// closes the cursor); a cursor whose remote transaction has ended, failed
+// or lost its connection is already gone (or will be with the abort).
 func (cu *Cursor) Close(ctx context.Context) error {
 	if cu.closed {
 		return nil
@@ -360,7 +326,8 @@ func (cu *Cursor) Close(ctx context.Context) error {
 	if c.broken() || !c.xact || c.xactID != cu.xactID || c.pg.TxStatus() != 'T' {
 		return nil
 	}
-	return c.exec(ctx, "CLOSE "+cu.name)
+	c.pending = append(c.pending, "CLOSE "+cu.name)
+	return nil
 }
 
 // Conn returns the connection the cursor lives on.

@@ -162,7 +162,7 @@ func TestFetchSizesAndEOF(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := m.EndStatement(context.Background(), true); err != nil {
+	if err := m.EndTransaction(context.Background(), true); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -224,7 +224,7 @@ func TestInterleavedCursors(t *testing.T) {
 	if !cmp.Equal(got, want) {
 		t.Fatalf("got %v, want %v", got, want)
 	}
-	if err := m.EndStatement(context.Background(), true); err != nil {
+	if err := m.EndTransaction(context.Background(), true); err != nil {
 		t.Fatal(err)
 	}
 	// Cursor numbers start again with the next statement.
@@ -309,7 +309,7 @@ func TestConversions(t *testing.T) {
 			t.Fatalf("Close after a conversion error: %v", err)
 		}
 	}
-	if err := m.EndStatement(context.Background(), true); err != nil {
+	if err := m.EndTransaction(context.Background(), true); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -337,7 +337,7 @@ func TestRemoteErrors(t *testing.T) {
 	if pe.Context != "remote SQL command: SELECT 1/0" {
 		t.Errorf("CONTEXT %q", pe.Context)
 	}
-	if err := m.EndStatement(ctx, false); err != nil {
+	if err := m.EndTransaction(ctx, false); err != nil {
 		t.Fatal(err)
 	}
 
@@ -359,7 +359,7 @@ func TestRemoteErrors(t *testing.T) {
 	if err := cu.Close(ctx); err != nil {
 		t.Errorf("Close of a cursor in a failed transaction: %v", err)
 	}
-	if err := m.EndStatement(ctx, false); err != nil {
+	if err := m.EndTransaction(ctx, false); err != nil {
 		t.Fatal(err)
 	}
 
@@ -370,7 +370,7 @@ func TestRemoteErrors(t *testing.T) {
 	if pe.Context != "remote SQL command: SELEC 1" || pe.Position != 0 {
 		t.Errorf("CONTEXT %q, position %d", pe.Context, pe.Position)
 	}
-	if err := m.EndStatement(ctx, false); err != nil {
+	if err := m.EndTransaction(ctx, false); err != nil {
 		t.Fatal(err)
 	}
 
@@ -383,7 +383,7 @@ func TestRemoteErrors(t *testing.T) {
 		pe.Context != "PL/pgSQL function public.boom() line 2 at RAISE\nremote SQL command: SELECT public.boom()" {
 		t.Errorf("detail %q, hint %q, context %q", pe.Detail, pe.Hint, pe.Context)
 	}
-	if err := m.EndStatement(ctx, false); err != nil {
+	if err := m.EndTransaction(ctx, false); err != nil {
 		t.Fatal(err)
 	}
 
@@ -394,7 +394,7 @@ func TestRemoteErrors(t *testing.T) {
 	if pe.Context != "remote SQL command: SELECT * FROM nowhere WHERE x = $1" {
 		t.Errorf("CONTEXT %q", pe.Context)
 	}
-	if err := m.EndStatement(ctx, false); err != nil {
+	if err := m.EndTransaction(ctx, false); err != nil {
 		t.Fatal(err)
 	}
 
@@ -403,7 +403,7 @@ func TestRemoteErrors(t *testing.T) {
 	if rows := queryText(t, c, "SELECT $1::int + $2, $3::text IS NULL", 1, int64(2), nil); *rows[0][0] != "3" || *rows[0][1] != "t" {
 		t.Fatalf("got %s", showRows(rows))
 	}
-	if err := m.EndStatement(ctx, true); err != nil {
+	if err := m.EndTransaction(ctx, true); err != nil {
 		t.Fatal(err)
 	}
 	if n := len(m.Connections()); n != 1 {
@@ -470,7 +470,7 @@ func TestFetchTogether(t *testing.T) {
 	if diff := cmp.Diff(want, got, cmp.AllowUnexported(round{})); diff != "" {
 		t.Errorf("rounds (-want +got):\n%s", diff)
 	}
-	if err := m.EndStatement(ctx, true); err != nil {
+	if err := m.EndTransaction(ctx, true); err != nil {
 		t.Fatal(err)
 	}
 	// Each round was one pipeline: the server logged its FETCHes in order.
@@ -497,7 +497,7 @@ func TestFetchTogether(t *testing.T) {
 	}
 	wantError(t, errs[1], pgerr.DivisionByZero, "^division by zero$")
 	wantError(t, errs[2], pgerr.DivisionByZero, "^division by zero$")
-	if err := m.EndStatement(ctx, false); err != nil {
+	if err := m.EndTransaction(ctx, false); err != nil {
 		t.Fatal(err)
 	}
 
@@ -513,14 +513,14 @@ func TestFetchTogether(t *testing.T) {
 	if errs[1] != errs[0] || rows[1] != nil {
 		t.Errorf("cursor after a decode error: %q, %v", rows[1], errs[1])
 	}
-	if err := m.EndStatement(ctx, false); err != nil {
+	if err := m.EndTransaction(ctx, false); err != nil {
 		t.Fatal(err)
 	}
 	c = db.conn(t, m)
 	if rows := queryText(t, c, "SELECT 1"); *rows[0][0] != "1" {
 		t.Fatalf("after the errors: %s", showRows(rows))
 	}
-	if err := m.EndStatement(ctx, true); err != nil {
+	if err := m.EndTransaction(ctx, true); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -557,7 +557,7 @@ func TestFetchPrepared(t *testing.T) {
 	if err != nil || !cmp.Equal(got, []string{"1", "2"}) {
 		t.Fatalf("first statement: %q, %v", got, err)
 	}
-	if err := m.EndStatement(ctx, true); err != nil {
+	if err := m.EndTransaction(ctx, true); err != nil {
 		t.Fatal(err)
 	}
 	c = db.conn(t, m)
@@ -579,7 +579,7 @@ func TestFetchPrepared(t *testing.T) {
 	c.FetchTogether(ctx, reqs)
 	wantError(t, reqs[0].Err, pgerr.DivisionByZero, "division by zero")
 	wantError(t, reqs[1].Err, pgerr.DivisionByZero, "division by zero")
-	if err := m.EndStatement(ctx, false); err != nil {
+	if err := m.EndTransaction(ctx, false); err != nil {
 		t.Fatal(err)
 	}
 	c = db.conn(t, m)
@@ -590,7 +590,7 @@ func TestFetchPrepared(t *testing.T) {
 	if err != nil || !cmp.Equal(got, []string{"4"}) {
 		t.Fatalf("after a failed pipeline: %q, %v", got, err)
 	}
-	if err := m.EndStatement(ctx, true); err != nil {
+	if err := m.EndTransaction(ctx, true); err != nil {
 		t.Fatal(err)
 	}
 }

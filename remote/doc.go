@@ -9,8 +9,8 @@
 //   - A Manager belongs to one pgfed session; it is not safe for
 //     concurrent use except where a method says so (Cancel-related paths
 //     go through pgx's context watcher). A Conn runs one command at a
-//     time (another goroutine's command waits), and EndStatement cancels
-//     a command still running on a connection it aborts. One connection
+//     time (another goroutine's command waits), and EndTransaction
+//     cancels a command still running on a connection it aborts. One connection
 //     per ConnSpec.Key (server + user mapping) is opened on first use and
 //     shared by every foreign table of that server, as in postgres_fdw, so
 //     several scans of one statement see one snapshot.
@@ -19,11 +19,12 @@
 //     parallel (Cursor.Fetch on different Conns may run concurrently).
 //     They keep the one snapshot: when a statement first uses an extra
 //     slot, the primary connection (slot 0) runs SELECT
-//     pg_export_snapshot() (once per statement) and the extra one starts
+//     pg_export_snapshot() (once per transaction) and the extra one starts
 //     its transaction with SET TRANSACTION SNAPSHOT. The exporting
-//     transaction stays open until EndStatement, which ends the extra
-//     slots first. Extra slots are for reading: they do not see what the
-//     primary wrote in the statement.
+//     transaction stays open until EndTransaction, which ends the extra
+//     slots first. Extra slots are for reading: once the transaction
+//     wrote through a primary (Conn.Exec), asking for an extra slot gives
+//     the primary, whose snapshot has the writes.
 //   - Conn.FetchTogether runs the FETCHes of several cursors of one
 //     connection in one round trip (one pipeline, one Sync): still one
 //     request at a time on the connection, serving every cursor in it.
@@ -32,11 +33,23 @@
 //     names the cursor, so later statements' cursors of that name reuse it.
 //   - Each new connection is set up so that deparsed literals mean the same
 //     thing remotely: search_path = pg_catalog, TimeZone = UTC,
-//     DateStyle = ISO, IntervalStyle = postgres, extra_float_digits = 3.
-//   - The first use of a connection in a transaction (today each statement
-//     is one) opens START TRANSACTION ISOLATION LEVEL REPEATABLE READ; the
-//     Manager is an xact.Callback of its session's transaction and ends
-//     what was opened at PreCommit or Abort (EndStatement).
+//     DateStyle = ISO, IntervalStyle = postgres, extra_float_digits = 3,
+//     sent in the startup message (no round trip).
+//   - Remote transactions follow the local one (xact.go): the Manager is
+//     an xact.Callback and SubCallback of its session's transaction. The
+//     first use of a connection in a local transaction opens START
+//     TRANSACTION ISOLATION LEVEL REPEATABLE READ (SERIALIZABLE if the
+//     local one is), and a use inside local savepoints creates remote
+//     ones (s2, s3 ...), both only queued: every command goes out in one
+//     pipeline with the commands pending on its connection (request.go),
+//     so they cost no round trip, and CLOSE of a cursor and RELEASE of a
+//     savepoint wait for the next command (COMMIT drops them). ROLLBACK TO
+//     sends ROLLBACK TO SAVEPOINT + RELEASE SAVEPOINT in one round trip;
+//     COMMIT and ABORT one each. With the server options parallel_commit
+//     and parallel_abort they go to every server before any answer is
+//     read. A connection whose transaction state a failed command left
+//     unknown is "lost" for the rest of the transaction and closed at
+//     its end.
 //   - ValidateOption is the one validator of server, user mapping, table
 //     and column options, driven by the connection code's own list of
 //     libpq keywords, with postgres_fdw's messages. A connection found broken is

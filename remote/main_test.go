@@ -103,7 +103,7 @@ func (db *testDB) terminate(t testing.TB, pid uint32) {
 }
 
 func newManager(t testing.TB) *Manager {
-	m := NewManager()
+	m := NewManager(nil)
 	t.Cleanup(func() { _ = m.Close() })
 	return m
 }

@@ -7,10 +7,8 @@ import (
 	"slices"
 	"strings"
 	"sync/atomic"
-	"time"
 
 	"github.com/pgfed/pgfed/pgerr"
-	"github.com/pgfed/pgfed/xact"
 )
 
 // ConnSpec says how to reach a server as a user.
@@ -50,52 +48,82 @@ type ConnInfo struct {
 	Valid      bool
 	InXact     bool
 	BackendPID uint32
+	// RoundTrips counts the requests sent on the connection, each of
+	// which waited for one answer.
+	RoundTrips int64
 }
 
-// Manager holds one session's remote connections.
+// Manager holds one session's remote connections and their remote
+// transactions (xact.go).
 type Manager struct {
 	conns map[connKey]*Conn
-	// inXact are the connections whose remote transaction the current
-	// statement opened, in the order it did.
+	// inXact are the connections the current local transaction uses, in
+	// the order it first did.
 	inXact []*Conn
-	// snapshots are the snapshots the current statement exported from
+	// depth is the local transaction's subtransaction level (0 outside
+	// any savepoint).
+	depth int
+	// serializable says whether the local transaction is SERIALIZABLE,
+	// which its remote ones then are too; nil means never.
+	serializable func() bool
+	// snapshots are the snapshots the current transaction exported from
 	// primary connections for extra slots to import, by ConnSpec.Key.
-	// An id stays valid while the exporting transaction is open, which
-	// is until EndStatement.
+	// An id stays valid while the exporting transaction is open.
 	snapshots map[string]string
 	// lastCursor numbers cursors c1, c2 ... across all connections, as
 	// postgres_fdw does; atomic because scans may open cursors from
 	// goroutines of their own.
 	lastCursor atomic.Uint32
+	// Trace, when set, is told of every command that ends a remote
+	// (sub)transaction as it is sent and as its answer is read, for tests
+	// of the order of a parallel commit or abort.
+	Trace func(step string)
 }
 
-// NewManager returns an empty connection cache.
-func NewManager() *Manager {
-	return &Manager{conns: map[connKey]*Conn{}, snapshots: map[string]string{}}
+// NewManager returns an empty connection cache. serializable, when not
+// nil, tells whether the local transaction is SERIALIZABLE.
+func NewManager(serializable func() bool) *Manager {
+	return &Manager{conns: map[connKey]*Conn{}, snapshots: map[string]string{}, serializable: serializable}
 }
 
-// startSQL opens a statement's remote transaction. REPEATABLE READ gives
-// every scan of the statement on this connection the same snapshot.
-const startSQL = "START TRANSACTION ISOLATION LEVEL REPEATABLE READ"
+// startSQL opens a remote transaction. REPEATABLE READ gives every scan
+// of the local transaction on this connection the same snapshot;
+// SERIALIZABLE when the local transaction is.
+const (
+	startSQL             = "START TRANSACTION ISOLATION LEVEL REPEATABLE READ"
+	startSerializableSQL = "START TRANSACTION ISOLATION LEVEL SERIALIZABLE"
+)
+
+func (m *Manager) startCommand() string {
+	if m.serializable != nil && m.serializable() {
+		return startSerializableSQL
+	}
+	return startSQL
+}
 
 // Conn returns the connection for spec, connecting on first use, and
-// makes sure the current statement's remote transaction is open on it.
+// makes sure the local transaction's remote transaction is open on it,
+// with a savepoint for every open local one. Neither costs a round trip
+// here: START TRANSACTION and the SAVEPOINTs go ahead of the first
+// command sent on the connection.
 //
 // For an extra slot (spec.Slot > 0) that means, on its first use in a
-// statement: the primary connection's transaction is opened if it is not
-// yet, the primary exports its snapshot (once per statement), and the
-// extra connection's transaction starts with that snapshot, so that all
-// slots of a Key see the same data. An extra slot reaches the server the
-// way the primary did, even when spec's options changed within the
-// statement (the snapshot exists only there); it is then invalidated like
-// the primary. Extra slots read: they do not see what the primary wrote
-// in the statement, nor the other way round.
+// transaction: the primary connection's transaction is opened if it is
+// not yet, the primary exports its snapshot (once per transaction), and
+// the extra connection's transaction starts with that snapshot, so that
+// all slots of a Key see the same data. An extra slot reaches the server
+// the way the primary did, even when spec's options changed within the
+// transaction (the snapshot exists only there); it is then invalidated
+// like the primary. Extra slots read: once the transaction wrote through
+// the primary, asking for an extra slot gives the primary, whose
+// snapshot includes the writes.
 //
 // A cached connection found broken, or whose connection options changed,
 // is replaced when no remote transaction is open on it. Inside the
-// transaction, a broken connection is 08006 "connection to server was
-// lost" (reconnecting would change the snapshot mid-statement), and
-// changed options take effect from the next statement.
+// transaction, a broken connection (or one whose state a failed command
+// left unknown) is 08006 "connection to server was lost": reconnecting
+// would change the snapshot and lose the writes. Changed options take
+// effect from the next transaction.
 func (m *Manager) Conn(ctx context.Context, spec ConnSpec) (*Conn, error) {
 	if ctx.Err() != nil {
 		return nil, contextError(ctx)
@@ -103,19 +131,27 @@ func (m *Manager) Conn(ctx context.Context, spec ConnSpec) (*Conn, error) {
 	if spec.Slot < 0 {
 		return nil, pgerr.Internal("remote: connection slot %d is negative", spec.Slot)
 	}
+	if spec.Slot > 0 {
+		primarySpec := spec
+		primarySpec.Slot = 0
+		if p := m.conns[keyOf(primarySpec)]; p != nil && p.xact && p.wrote {
+			return m.Conn(ctx, primarySpec)
+		}
+	}
 	if c := m.conns[keyOf(spec)]; c != nil && c.xact {
 		// Statements call Conn again for each scan, while other scans of
 		// the statement may be fetching on c in goroutines of their own.
-		if c.brokenUnlessBusy() {
+		if c.changing || c.brokenUnlessBusy() {
 			return nil, lostError(spec.Server)
 		}
 		if !sameConnOptions(c.spec, spec) {
 			c.invalidated = true
 		}
+		m.addSavepoints(c)
 		return c, nil
 	}
 	if spec.Slot == 0 {
-		return m.join(ctx, spec, startSQL)
+		return m.join(ctx, spec, m.startCommand())
 	}
 
 	primarySpec := spec
@@ -133,7 +169,7 @@ func (m *Manager) Conn(ctx context.Context, spec ConnSpec) (*Conn, error) {
 	}
 	want := p.spec
 	want.Slot = spec.Slot
-	c, err := m.join(ctx, want, importSQL(id))
+	c, err := m.join(ctx, want, m.startCommand(), importSQL(id))
 	if err != nil {
 		return nil, err
 	}
@@ -143,44 +179,41 @@ func (m *Manager) Conn(ctx context.Context, spec ConnSpec) (*Conn, error) {
 	return c, nil
 }
 
-// join opens the statement's remote transaction on spec's connection,
-// which is not in one yet, with the command start; it connects first
-// when needed.
-func (m *Manager) join(ctx context.Context, spec ConnSpec, start string) (*Conn, error) {
+// join enlists spec's connection, not in the transaction yet, with start
+// as its pending first commands; it connects first when needed.
+func (m *Manager) join(ctx context.Context, spec ConnSpec, start ...string) (*Conn, error) {
 	c := m.conns[keyOf(spec)]
 	if c != nil && (c.broken() || !sameConnOptions(c.spec, spec)) {
 		m.drop(c)
 		c = nil
 	}
-	reused := c != nil
-	if c == nil {
+	if c != nil {
+		c.reused = true
+	} else {
 		var err error
 		if c, err = m.open(ctx, spec); err != nil {
 			return nil, err
 		}
 	}
-	err := c.begin(ctx, start)
-	if err != nil && reused && c.broken() && ctx.Err() == nil {
-		// The connection died while idle (server restart, terminated
-		// backend): no remote transaction was open, so nothing is lost by
-		// reconnecting, once, as postgres_fdw does.
-		m.drop(c)
-		if c, err = m.open(ctx, spec); err != nil {
-			return nil, err
-		}
-		err = c.begin(ctx, start)
-	}
-	if err != nil {
-		// An interrupted START leaves the connection in a state not worth
-		// guessing at, unless it is plainly still outside a transaction;
-		// a failed snapshot import leaves an aborted transaction block.
-		if c.broken() || c.pg.TxStatus() != 'I' {
-			m.drop(c)
-		}
-		return nil, err
-	}
+	c.xact, c.started, c.changing, c.wrote = true, false, false, false
+	c.xactID++
+	c.depth = 0
+	c.parallel = parallelOptions(spec.Options)
+	c.pending = append(c.pending[:0], start...)
+	c.startPending = true
+	m.addSavepoints(c)
 	m.inXact = append(m.inXact, c)
 	return c, nil
+}
+
+// addSavepoints queues a savepoint on c for each local subtransaction
+// level it has none for yet (postgres_fdw's s2, s3 ... for levels 1, 2
+// ...), so that rolling a level back locally can roll it back remotely.
+func (m *Manager) addSavepoints(c *Conn) {
+	for c.depth < m.depth {
+		c.depth++
+		c.pending = append(c.pending, savepointSQL(c.depth))
+	}
 }
 
 // open connects for spec and caches the connection.
@@ -201,21 +234,6 @@ func (m *Manager) drop(c *Conn) {
 	}
 }
 
-// begin opens the remote transaction with start (startSQL, or importSQL
-// for an extra slot).
-func (c *Conn) begin(ctx context.Context, start string) error {
-	if err := c.acquire(ctx); err != nil {
-		return err
-	}
-	defer c.release()
-	if err := c.exec(ctx, start); err != nil {
-		return err
-	}
-	c.xact = true
-	c.xactID++
-	return nil
-}
-
 // exportSQL makes the primary's snapshot importable by the extra slots.
 // In a REPEATABLE READ transaction that is the transaction's snapshot:
 // the one its first query took, or, when the export is the first query,
@@ -232,14 +250,14 @@ func (c *Conn) exportSnapshot(ctx context.Context) (string, error) {
 	if err := c.checkInXact(); err != nil {
 		return "", err
 	}
-	results, err := c.pg.Exec(ctx, exportSQL).ReadAll()
+	rows, err := c.queryLocked(ctx, exportSQL)
 	if err != nil {
-		return "", commandError(ctx, err, c.spec.Server, exportSQL)
+		return "", err
 	}
-	if len(results) != 1 || len(results[0].Rows) != 1 || len(results[0].Rows[0]) != 1 {
+	if len(rows) != 1 || len(rows[0]) != 1 || rows[0][0] == nil {
 		return "", pgerr.Internal("remote: unexpected result of %s on server %q", exportSQL, c.spec.Server)
 	}
-	id := string(results[0].Rows[0][0])
+	id := *rows[0][0]
 	// The id goes into a literal; PostgreSQL's are hex digits and dashes
 	// ("00000003-0000001B-1"), anything else is not taken on trust.
 	if id == "" || strings.Trim(id, "0123456789ABCDEFabcdef-") != "" {
@@ -248,13 +266,11 @@ func (c *Conn) exportSnapshot(ctx context.Context) (string, error) {
 	return id, nil
 }
 
-// importSQL opens an extra slot's remote transaction with the snapshot
-// id. SET TRANSACTION SNAPSHOT must come before any query of the
-// transaction; sending both as one simple query makes them one round
-// trip, and leaves the transaction open since START makes the block
-// explicit.
+// importSQL gives an extra slot's remote transaction the snapshot id.
+// SET TRANSACTION SNAPSHOT must come before any query of the
+// transaction: it follows the START in the pending commands.
 func importSQL(id string) string {
-	return startSQL + "; SET TRANSACTION SNAPSHOT '" + id + "'"
+	return "SET TRANSACTION SNAPSHOT '" + id + "'"
 }
 
 // sameConnOptions reports whether a and b connect the same way; options
@@ -271,167 +287,6 @@ func connOnly(opts map[string]string) map[string]string {
 		}
 	}
 	return out
-}
-
-// OnXact implements xact.Callback: the remote transactions end with the
-// local one, at PreCommit or Abort. Until pgfed writes to foreign tables,
-// remote work is read-only, so a remote transaction is rolled back at
-// commit too: that also ends cleanly after a cancelled fetch (LIMIT
-// stopping async children early), where COMMIT would fail.
-func (m *Manager) OnXact(ctx context.Context, ev xact.Event) error {
-	switch ev {
-	case xact.PreCommit, xact.Abort:
-		return m.EndStatement(ctx, false)
-	}
-	return nil
-}
-
-var _ xact.Callback = (*Manager)(nil)
-
-// EndStatement commits (commit=true) or aborts the remote transactions
-// opened since the last call, leaving every connection idle and usable.
-//
-// Commits go one connection after another; there is no two-phase commit,
-// so when one fails, the ones before it stay committed and the ones after
-// it are aborted, and the failure is returned. Aborting never fails: a
-// command still running is cancelled first, and a connection that cannot
-// be brought back to idle within cleanupTimeout is closed (the next
-// statement reconnects). Aborts run even when ctx is already cancelled,
-// since cleaning up after a cancelled statement is their main use.
-//
-// The extra slots' transactions end before the primaries': the exporting
-// transactions then outlive the ones that imported their snapshots
-// (which PostgreSQL does not require once the import is done), and a
-// commit failing on an extra slot aborts its primary's writes rather
-// than leaving them committed.
-func (m *Manager) EndStatement(ctx context.Context, commit bool) error {
-	used := m.inXact
-	m.inXact = nil
-	clear(m.snapshots)
-	m.lastCursor.Store(0)
-	slices.SortStableFunc(used, func(a, b *Conn) int {
-		return cmp.Compare(isPrimary(a), isPrimary(b))
-	})
-	var err error
-	for _, c := range used {
-		if commit && err == nil {
-			err = m.commit(ctx, c)
-		} else {
-			m.abort(ctx, c)
-		}
-	}
-	return err
-}
-
-const commitSQL = "COMMIT TRANSACTION"
-
-const abortSQL = "ABORT TRANSACTION"
-
-// commit commits c's remote transaction.
-func (m *Manager) commit(ctx context.Context, c *Conn) error {
-	if err := c.acquire(ctx); err != nil {
-		m.abort(ctx, c)
-		return err
-	}
-	if c.broken() {
-		c.xact = false
-		c.release()
-		m.drop(c)
-		return lostError(c.spec.Server)
-	}
-	if ctx.Err() != nil {
-		// Too late to commit; pgx would not even send it.
-		m.abortHeld(ctx, c)
-		return contextError(ctx)
-	}
-	if c.pg.TxStatus() == 'E' {
-		// A command failed and the caller went on regardless: COMMIT
-		// would quietly roll back instead.
-		m.abortHeld(ctx, c)
-		return pgerr.New(pgerr.InFailedSQLTransaction,
-			"could not commit the remote transaction on server \"%s\" because it was aborted", c.spec.Server)
-	}
-	err := c.exec(ctx, commitSQL)
-	if err != nil && !c.broken() && c.pg.TxStatus() != 'I' {
-		// COMMIT was interrupted before the server ran it.
-		m.abortHeld(ctx, c)
-		return err
-	}
-	// Whether COMMIT succeeded, or the server rejected it (a deferred
-	// constraint, a serialization failure) and rolled back, the connection
-	// is idle and fine.
-	c.xact = false
-	reusable := !c.broken() && !c.invalidated
-	c.release()
-	if !reusable {
-		m.drop(c)
-	}
-	return err
-}
-
-// abort rolls back c's remote transaction, cancelling a command still
-// running on it, in postgres_fdw's manner.
-func (m *Manager) abort(ctx context.Context, c *Conn) {
-	ctx, cancel := cleanupContext(ctx)
-	defer cancel()
-	if !c.acquireCancelling(ctx) {
-		// The command in flight outlasted every cancel request: the
-		// connection is beyond repair.
-		m.drop(c)
-		return
-	}
-	m.abortHeld(ctx, c)
-}
-
-// cleanupContext derives the context of an abort: it keeps ctx's values
-// but not its cancellation, since cleaning up after a cancelled statement
-// is the abort's main use, and is bounded by cleanupTimeout instead.
-func cleanupContext(ctx context.Context) (context.Context, context.CancelFunc) {
-	return context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
-}
-
-// abortHeld rolls back c's remote transaction, with busy held, and
-// releases busy. A connection it cannot bring back to idle is closed.
-func (m *Manager) abortHeld(ctx context.Context, c *Conn) {
-	ctx, cancel := cleanupContext(ctx)
-	defer cancel()
-	c.xact = false
-	reusable := !c.broken()
-	if reusable && c.pg.TxStatus() != 'I' {
-		reusable = c.exec(ctx, abortSQL) == nil && c.pg.TxStatus() == 'I'
-	}
-	reusable = reusable && !c.invalidated
-	c.release()
-	if !reusable {
-		m.drop(c)
-	}
-}
-
-// acquireCancelling takes c's busy token. When a command is running, it
-// sends cancel requests, the first at once and then again after 1 s,
-// 2 s, 4 s ... (the server may receive a request between two commands
-// of a fetch loop and lose it), until the command ends or ctx expires.
-func (c *Conn) acquireCancelling(ctx context.Context) bool {
-	select {
-	case c.busy <- struct{}{}:
-		return true
-	default:
-	}
-	wait := time.Second
-	for {
-		_ = c.pg.CancelRequest(ctx)
-		timer := time.NewTimer(wait)
-		select {
-		case c.busy <- struct{}{}:
-			timer.Stop()
-			return true
-		case <-ctx.Done():
-			timer.Stop()
-			return false
-		case <-timer.C:
-			wait *= 2
-		}
-	}
 }
 
 // isPrimary is 1 for a primary connection and 0 for an extra slot's, an
@@ -462,6 +317,7 @@ func (m *Manager) Connections() []ConnInfo {
 			Valid:      !c.brokenUnlessBusy() && !c.invalidated,
 			InXact:     c.xact,
 			BackendPID: c.pg.PID(),
+			RoundTrips: c.roundTrips.Load(),
 		}
 	}
 	return out

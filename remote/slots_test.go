@@ -85,7 +85,7 @@ func TestSlotsShareSnapshot(t *testing.T) {
 	if s0, s1, s2 := snapshot(c0), snapshot(c1), snapshot(c2); s0 != s1 || s0 != s2 || !strings.HasSuffix(s0, " repeatable read") {
 		t.Errorf("snapshots %q, %q, %q", s0, s1, s2)
 	}
-	if err := m.EndStatement(ctx, true); err != nil {
+	if err := m.EndTransaction(ctx, true); err != nil {
 		t.Fatal(err)
 	}
 
@@ -103,19 +103,18 @@ func TestSlotsShareSnapshot(t *testing.T) {
 			t.Errorf("next statement: slot %d sees %v, want %v", i, got, want)
 		}
 	}
-	if err := m.EndStatement(ctx, true); err != nil {
+	if err := m.EndTransaction(ctx, true); err != nil {
 		t.Fatal(err)
 	}
 
 	// The primary exports its snapshot once per statement; extra slots
 	// import it first thing.
-	const importSQL = "START TRANSACTION ISOLATION LEVEL REPEATABLE READ; SET TRANSACTION SNAPSHOT '...'"
+	const importSQL = "SET TRANSACTION SNAPSHOT '...'"
 	for _, tc := range []struct {
 		c    *Conn
 		want []string
 	}{
 		{c0, []string{
-			setupSQL,
 			startSQL,
 			"DECLARE c1 CURSOR FOR " + query,
 			exportSQL,
@@ -129,12 +128,13 @@ func TestSlotsShareSnapshot(t *testing.T) {
 			commitSQL,
 		}},
 		{c1, []string{
-			setupSQL,
+			startSQL,
 			importSQL,
 			"DECLARE c2 CURSOR FOR " + query,
 			"FETCH 100 FROM c2",
 			"SELECT pg_current_snapshot()::text, current_setting('transaction_isolation')",
 			commitSQL,
+			startSQL,
 			importSQL,
 			"DECLARE c2 CURSOR FOR " + query,
 			"FETCH 100 FROM c2",
@@ -233,7 +233,7 @@ func TestSlotsFetchConcurrently(t *testing.T) {
 			t.Errorf("slot %d: %d rows summing to %d (%v), want %d rows summing to %d", s, r.rows, r.sum, r.err, rows/slots, sum)
 		}
 	}
-	if err := m.EndStatement(ctx, true); err != nil {
+	if err := m.EndTransaction(ctx, true); err != nil {
 		t.Fatal(err)
 	}
 
@@ -264,7 +264,7 @@ func TestSlotsFetchConcurrently(t *testing.T) {
 			t.Errorf("slot %d: %v", s, err)
 		}
 	}
-	if err := m.EndStatement(ctx, true); err != nil {
+	if err := m.EndTransaction(ctx, true); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -277,7 +277,7 @@ func (db *testDB) commitOrder(t testing.TB) []uint32 {
 	if err != nil {
 		t.Fatal(err)
 	}
-	end := regexp.MustCompile(`\[(\d+)\] LOG:  statement: (COMMIT|ABORT) TRANSACTION$`)
+	end := regexp.MustCompile(`\[(\d+)\] LOG:  (?:statement|execute [^:]+): (COMMIT|ABORT) TRANSACTION$`)
 	var out []uint32
 	for _, line := range strings.Split(string(data), "\n") {
 		if sub := end.FindStringSubmatch(line); sub != nil {
@@ -318,7 +318,7 @@ func TestSlotsEndStatement(t *testing.T) {
 				t.Fatalf("slot %d reconnected", c.spec.Slot)
 			}
 		}
-		if err := m.EndStatement(ctx, commit); err != nil {
+		if err := m.EndTransaction(ctx, commit); err != nil {
 			t.Fatal(err)
 		}
 		infos := m.Connections()
@@ -362,12 +362,12 @@ func TestSlotErrors(t *testing.T) {
 	if pe.Context != "remote SQL command: "+exportSQL {
 		t.Errorf("CONTEXT %q", pe.Context)
 	}
-	if err := m.EndStatement(ctx, false); err != nil {
+	if err := m.EndTransaction(ctx, false); err != nil {
 		t.Fatal(err)
 	}
 	c1 := db.connSlot(t, m, 1)
 	queryText(t, c1, "SELECT 1")
-	if err := m.EndStatement(ctx, true); err != nil {
+	if err := m.EndTransaction(ctx, true); err != nil {
 		t.Fatal(err)
 	}
 
@@ -382,7 +382,7 @@ func TestSlotErrors(t *testing.T) {
 	}
 	_, err = m.Conn(ctx, db.slot(1))
 	wantError(t, err, pgerr.ConnectionFailure, `^connection to server "srv" was lost$`)
-	if err := m.EndStatement(ctx, false); err != nil {
+	if err := m.EndTransaction(ctx, false); err != nil {
 		t.Fatal(err)
 	}
 	// The next statement reconnects the primary; slot 1 stays.
@@ -392,7 +392,7 @@ func TestSlotErrors(t *testing.T) {
 	if c := db.connSlot(t, m, 0); c == c0 {
 		t.Fatal("primary not reconnected")
 	}
-	if err := m.EndStatement(ctx, true); err != nil {
+	if err := m.EndTransaction(ctx, true); err != nil {
 		t.Fatal(err)
 	}
 	if n := len(m.Connections()); n != 2 {
@@ -424,7 +424,7 @@ func TestSlotChangedOptions(t *testing.T) {
 			t.Errorf("still valid: %+v", info)
 		}
 	}
-	if err := m.EndStatement(ctx, true); err != nil {
+	if err := m.EndTransaction(ctx, true); err != nil {
 		t.Fatal(err)
 	}
 	if n := len(m.Connections()); n != 0 {
@@ -437,7 +437,7 @@ func TestSlotChangedOptions(t *testing.T) {
 	if appName(c1) != "changed" || appName(c0) != "changed" {
 		t.Error("the changed options did not take effect")
 	}
-	if err := m.EndStatement(ctx, true); err != nil {
+	if err := m.EndTransaction(ctx, true); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -466,7 +466,7 @@ func TestSlotCancel(t *testing.T) {
 		t.Fatal("the connection did not survive the cancel")
 	}
 	queryText(t, c0, "SELECT 1")
-	if err := m.EndStatement(ctx, false); err != nil {
+	if err := m.EndTransaction(ctx, false); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range []*Conn{c0, c1} {
@@ -496,7 +496,7 @@ func TestSlotCancel(t *testing.T) {
 		return err == nil && running
 	})
 	start = time.Now()
-	if err := m.EndStatement(context.Background(), false); err != nil {
+	if err := m.EndTransaction(context.Background(), false); err != nil {
 		t.Fatal(err)
 	}
 	if elapsed := time.Since(start); elapsed > 3*time.Second {
@@ -530,7 +530,7 @@ func TestSlotsDisconnect(t *testing.T) {
 	if m.DisconnectAll() || m.Disconnect("srv") || len(m.Connections()) != 5 {
 		t.Fatal("closed a connection in use")
 	}
-	if err := m.EndStatement(ctx, true); err != nil {
+	if err := m.EndTransaction(ctx, true); err != nil {
 		t.Fatal(err)
 	}
 
@@ -548,7 +548,7 @@ func TestSlotsDisconnect(t *testing.T) {
 	for s := range 3 {
 		db.connSlot(t, m, s)
 	}
-	if err := m.EndStatement(ctx, true); err != nil {
+	if err := m.EndTransaction(ctx, true); err != nil {
 		t.Fatal(err)
 	}
 	if !m.DisconnectAll() || len(m.Connections()) != 0 {
