@@ -319,24 +319,6 @@ func TestConnectionFunctions(t *testing.T) {
 
 // TestForeignWritesRefused: writes to foreign tables are not supported
 // yet and must fail, never land in local storage.
-func TestForeignWritesRefused(t *testing.T) {
-	s, _ := remoteDB(t, `CREATE TABLE public.w (a int)`, "")
-	mustExec(t, s, "CREATE FOREIGN TABLE w (a int) SERVER rs")
-	mustExec(t, s, "CREATE TABLE pw (a int) PARTITION BY LIST (a)")
-	mustExec(t, s, "CREATE FOREIGN TABLE pw1 PARTITION OF pw FOR VALUES IN (1) SERVER rs OPTIONS (table_name 'w')")
-	for _, sql := range []string{
-		"INSERT INTO w VALUES (1)", "UPDATE w SET a = 2", "DELETE FROM w", "TRUNCATE w",
-		"INSERT INTO pw VALUES (1)", "DELETE FROM pw",
-	} {
-		if _, err := s.Exec(context.Background(), sql); pgerr.Code(err) != "0A000" {
-			t.Errorf("%s: %v, want 0A000", sql, err)
-		}
-	}
-	if got := textRows(t, s, "SELECT count(*) FROM w"); !reflect.DeepEqual(got, []string{"0"}) {
-		t.Errorf("foreign table has %q rows after refused writes", got)
-	}
-}
-
 // TestPartitionwiseAggregate: with enable_partitionwise_aggregate, each
 // foreign partition computes partial aggregates remotely and local
 // partitions locally; the finalize step must give the same answers as the

@@ -22,7 +22,6 @@ import (
 	"github.com/pgfed/pgfed/executor"
 	"github.com/pgfed/pgfed/nodes"
 	"github.com/pgfed/pgfed/pgerr"
-	"github.com/pgfed/pgfed/planner"
 	"github.com/pgfed/pgfed/storage"
 	"github.com/pgfed/pgfed/types"
 )
@@ -164,7 +163,8 @@ func copyFrom(ctx context.Context, env *Env, st *pg.CopyStmt, o copyOptions) (*R
 	if err != nil {
 		return nil, err
 	}
-	if err := planner.RefuseForeignWrite(t, "COPY FROM into"); err != nil {
+	foreign, err := env.Planner().ForeignInserts(t)
+	if err != nil {
 		return nil, err
 	}
 	cols, err := copyColumns(t, st.Attlist)
@@ -211,9 +211,8 @@ func copyFrom(ctx context.Context, env *Env, st *pg.CopyStmt, o copyOptions) (*R
 		defaults[i] = v
 	}
 	r := &copyReader{in: bufio.NewReaderSize(in, 1<<16), o: o}
-	ins := executor.NewInserter(t)
+	ins := executor.NewInserter(t, foreign, &executor.ExecContext{Remote: env.Remote})
 	bld := newRowBatcher(t)
-	var n int64
 	// store inserts the rows read so far; a row that breaks a constraint
 	// is reported with its line.
 	store := func() error {
@@ -221,12 +220,11 @@ func copyFrom(ctx context.Context, env *Env, st *pg.CopyStmt, o copyOptions) (*R
 			return nil
 		}
 		b, lines, raws := bld.flush()
-		err := ins.Insert(env.Writes, b)
+		err := ins.Insert(ctx, env.Writes, b)
 		b.Release()
 		if re, ok := err.(*storage.RowError); ok {
 			return copyContext(re.Err, t, lineContext(lines[re.Row], raws[re.Row]))
 		}
-		n += int64(len(lines))
 		return err
 	}
 	// fail reports an input error at a line, after the rows before it
@@ -299,7 +297,10 @@ func copyFrom(ctx context.Context, env *Env, st *pg.CopyStmt, o copyOptions) (*R
 	if err := store(); err != nil {
 		return nil, err
 	}
-	return tag("COPY " + strconv.FormatInt(n, 10))
+	if err := ins.Flush(ctx); err != nil {
+		return nil, err
+	}
+	return tag("COPY " + strconv.FormatInt(ins.Affected, 10))
 }
 
 // copyContext adds PostgreSQL's COPY CONTEXT line to err: "COPY t, " then

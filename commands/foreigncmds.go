@@ -10,6 +10,7 @@ import (
 	"github.com/pgfed/pgfed/pgerr"
 	"github.com/pgfed/pgfed/remote"
 	"github.com/pgfed/pgfed/storage"
+	"slices"
 )
 
 // applyOptions applies an OPTIONS (...) list to opts: plain options (on
@@ -85,6 +86,49 @@ func AlterServer(env *Env, st *pg.AlterForeignServerStmt) (*Result, error) {
 	// take effect (postgres_fdw's invalidation).
 	_, _ = env.Remote.Disconnect(srv.Name)
 	return tag("ALTER SERVER")
+}
+
+// AlterForeignTable runs ALTER FOREIGN TABLE ... OPTIONS (...) and ALTER
+// COLUMN ... OPTIONS (...), the forms that change postgres_fdw options.
+func AlterForeignTable(env *Env, st *pg.AlterTableStmt) (*Result, error) {
+	t, err := env.Planner().ResolveTable(st.Relation)
+	if err != nil {
+		if st.MissingOk && pgerr.Code(err) == pgerr.UndefinedTable {
+			env.noticef(pgerr.SuccessfulCompletion, "relation %q does not exist, skipping", st.Relation.Relname)
+			return tag("ALTER FOREIGN TABLE")
+		}
+		return nil, err
+	}
+	if t.Kind != storage.KindForeign {
+		return nil, pgerr.New(pgerr.WrongObjectType, "%q is not a foreign table", t.Name)
+	}
+	f := &storage.ForeignTable{Server: t.Foreign.Server, Options: t.Foreign.Options,
+		ColumnOptions: slices.Clone(t.Foreign.ColumnOptions)}
+	for _, n := range st.Cmds {
+		cmd := n.GetAlterTableCmd()
+		defs := cmd.GetDef().GetList().GetItems()
+		switch cmd.Subtype {
+		case pg.AlterTableType_AT_GenericOptions:
+			if f.Options, err = applyOptions(f.Options, defs, remote.TableOptions); err != nil {
+				return nil, err
+			}
+		case pg.AlterTableType_AT_AlterColumnGenericOptions:
+			c := t.ColumnIndex(cmd.Name)
+			if c < 0 {
+				return nil, pgerr.New(pgerr.UndefinedColumn, "column %q of relation %q does not exist", cmd.Name, t.Name)
+			}
+			for len(f.ColumnOptions) <= c {
+				f.ColumnOptions = append(f.ColumnOptions, nil)
+			}
+			if f.ColumnOptions[c], err = applyOptions(f.ColumnOptions[c], defs, remote.ColumnOptions); err != nil {
+				return nil, err
+			}
+		default:
+			return nil, pgerr.NotSupported("this form of ALTER FOREIGN TABLE")
+		}
+	}
+	env.Changed(env.Catalog.SetForeignOptions(t, f))
+	return tag("ALTER FOREIGN TABLE")
 }
 
 func dropServers(env *Env, st *pg.DropStmt) (*Result, error) {

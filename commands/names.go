@@ -40,6 +40,11 @@ func CommandName(stmt *pg.Node) string {
 		return "CREATE SERVER"
 	case *pg.Node_AlterForeignServerStmt:
 		return "ALTER SERVER"
+	case *pg.Node_AlterTableStmt:
+		if x.AlterTableStmt.Objtype == pg.ObjectType_OBJECT_FOREIGN_TABLE {
+			return "ALTER FOREIGN TABLE"
+		}
+		return "ALTER TABLE"
 	case *pg.Node_CreateUserMappingStmt:
 		return "CREATE USER MAPPING"
 	case *pg.Node_AlterUserMappingStmt:

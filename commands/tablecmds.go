@@ -5,6 +5,7 @@ package commands
 
 import (
 	"context"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -14,6 +15,7 @@ import (
 	"github.com/pgfed/pgfed/nodes"
 	"github.com/pgfed/pgfed/pgerr"
 	"github.com/pgfed/pgfed/planner"
+	"github.com/pgfed/pgfed/remote"
 	"github.com/pgfed/pgfed/storage"
 	"github.com/pgfed/pgfed/types"
 )
@@ -612,27 +614,57 @@ func Drop(env *Env, st *pg.DropStmt) (*Result, error) {
 
 func Truncate(ctx context.Context, env *Env, st *pg.TruncateStmt) (*Result, error) {
 	pl := env.Planner()
-	var tables []*storage.Table
+	var local []*storage.Table
+	// Foreign tables are truncated remotely, all of one server (and user
+	// mapping) in one command, as postgres_fdw does.
+	type remoteGroup struct {
+		server, key string
+		rels        []remote.Relation
+	}
+	var groups []*remoteGroup
 	for _, r := range st.Relations {
 		t, err := pl.ResolveTable(r.GetRangeVar())
 		if err != nil {
 			return nil, err
 		}
-		if err := planner.RefuseForeignWrite(t, "TRUNCATE of"); err != nil {
-			return nil, err
+		for _, leaf := range t.Leaves() {
+			if leaf.Kind != storage.KindForeign {
+				local = append(local, leaf)
+				continue
+			}
+			if err := pl.CheckTruncatable(leaf); err != nil {
+				return nil, err
+			}
+			server, key, err := pl.ForeignServer(leaf)
+			if err != nil {
+				return nil, err
+			}
+			i := slices.IndexFunc(groups, func(g *remoteGroup) bool { return g.key == key })
+			if i < 0 {
+				groups = append(groups, &remoteGroup{server: server, key: key})
+				i = len(groups) - 1
+			}
+			schema, name := leaf.RemoteName()
+			groups[i].rels = append(groups[i].rels, remote.Relation{Schema: schema, Table: name})
 		}
-		tables = append(tables, t)
 	}
-	// The tables empty when the transaction commits; rows other sessions
-	// insert meanwhile wait for it (the write locks).
-	for _, t := range tables {
-		leaves := t.Leaves()
-		if err := env.Writes.Lock(ctx, leaves, env.Settings.Duration("lock_timeout")); err != nil {
+	for _, g := range groups {
+		conn, err := env.Remote.Conn(ctx, g.server, g.key, 0)
+		if err != nil {
 			return nil, err
 		}
-		for _, leaf := range leaves {
-			env.Writes.Truncate(leaf)
+		sql := remote.TruncateSQL(g.rels, st.RestartSeqs, st.Behavior == pg.DropBehavior_DROP_CASCADE)
+		if _, _, err := conn.Exec(ctx, sql); err != nil {
+			return nil, err
 		}
+	}
+	// The local tables empty when the transaction commits; rows other
+	// sessions insert meanwhile wait for it (the write locks).
+	if err := env.Writes.Lock(ctx, local, env.Settings.Duration("lock_timeout")); err != nil {
+		return nil, err
+	}
+	for _, leaf := range local {
+		env.Writes.Truncate(leaf)
 	}
 	return tag("TRUNCATE TABLE")
 }

@@ -36,6 +36,10 @@ func (s *Session) utility(ctx context.Context, stmt *pg.Node) (*commands.Result,
 		return commands.CreateServer(env, x.CreateForeignServerStmt)
 	case *pg.Node_AlterForeignServerStmt:
 		return commands.AlterServer(env, x.AlterForeignServerStmt)
+	case *pg.Node_AlterTableStmt:
+		if x.AlterTableStmt.Objtype == pg.ObjectType_OBJECT_FOREIGN_TABLE {
+			return commands.AlterForeignTable(env, x.AlterTableStmt)
+		}
 	case *pg.Node_CreateUserMappingStmt:
 		return commands.CreateUserMapping(env, x.CreateUserMappingStmt)
 	case *pg.Node_AlterUserMappingStmt:

@@ -129,10 +129,10 @@ func startAsync(ctx context.Context, kids []asyncChild, demand int, driverStats 
 	d := &asyncDriver{
 		// Room for every batch the children may fetch ahead, and their
 		// ends, so that a fetcher never waits on the driver.
-		events:      make(chan asyncEvent, len(kids)*(demand+1)),
-		live:        len(kids),
-		cancel:      cancel,
-		driverStats: driverStats,
+		events:        make(chan asyncEvent, len(kids)*(demand+1)),
+		live:          len(kids),
+		cancel:        cancel,
+		driverStats:   driverStats,
 		requests:      rctx,
 		abortRequests: rcancel,
 	}

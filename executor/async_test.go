@@ -199,6 +199,7 @@ func TestAsyncChildErrorAndCancel(t *testing.T) {
 			// it cancels it.
 			var released atomic.Bool
 			if tc.wantEr == "" {
+				<-gate.Reached() // a's request is in flight
 				go func() {
 					time.Sleep(20 * time.Millisecond)
 					released.Store(true)

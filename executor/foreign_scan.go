@@ -30,6 +30,8 @@ import (
 	"github.com/pgfed/pgfed/nodes"
 	"github.com/pgfed/pgfed/pgerr"
 	"github.com/pgfed/pgfed/remote"
+	"github.com/pgfed/pgfed/storage"
+	"github.com/pgfed/pgfed/types"
 )
 
 // RemoteConnector gives foreign scans their connections; the session
@@ -46,11 +48,16 @@ type RemoteConnector interface {
 }
 
 type foreignScan struct {
-	plan   *nodes.ForeignScan
-	ec     *ExecContext
-	schema *arrow.Schema
-	cursor *remote.Cursor
-	eof    bool
+	plan *nodes.ForeignScan
+	ec   *ExecContext
+	// schema and types are those of the columns fetched remotely; the
+	// scan of an UPDATE or DELETE adds the leaf's tableoid at oidAt.
+	schema     *arrow.Schema
+	types      []types.T
+	oidAt      []int
+	fullSchema *arrow.Schema
+	cursor     *remote.Cursor
+	eof        bool
 
 	// prefetch: an async-capable scan that is not an Append's async child
 	// is its own driver: it fetches the next batches on a goroutine while
@@ -66,15 +73,58 @@ type foreignScan struct {
 var _ qualOwner = (*foreignScan)(nil)
 
 func newForeignScan(p *nodes.ForeignScan, ec *ExecContext) (Operator, error) {
-	fields := make([]nodes.Field, len(p.Types))
-	for i, t := range p.Types {
+	remoteTypes := p.RemoteTypes()
+	fields := make([]nodes.Field, len(remoteTypes))
+	for i, t := range remoteTypes {
 		fields[i] = nodes.Field{Name: "c" + itoa(i), T: t}
 	}
 	q, err := newQual(&p.PlanBase, ec)
 	if err != nil {
 		return nil, err
 	}
-	return &foreignScan{plan: p, ec: ec, schema: schemaOf(fields), qual: q}, nil
+	f := &foreignScan{plan: p, ec: ec, schema: schemaOf(fields), types: remoteTypes, qual: q}
+	if len(remoteTypes) != len(p.Types) {
+		for i, c := range p.Columns {
+			if c == storage.TableOIDColumn {
+				f.oidAt = append(f.oidAt, i)
+			}
+		}
+		all := make([]nodes.Field, len(p.Types))
+		for i, t := range p.Types {
+			all[i] = nodes.Field{Name: "c" + itoa(i), T: t}
+		}
+		f.fullSchema = schemaOf(all)
+	}
+	return f, nil
+}
+
+// withTableOID adds the leaf's tableoid to a fetched batch where the
+// scan's columns have it.
+func (f *foreignScan) withTableOID(b arrow.RecordBatch) arrow.RecordBatch {
+	if b == nil || f.oidAt == nil {
+		return b
+	}
+	defer b.Release()
+	n := int(b.NumRows())
+	oids := make([]int64, n)
+	for i := range oids {
+		oids[i] = f.plan.Table.OID
+	}
+	oidArr := newFixedArray(arrow.PrimitiveTypes.Int64, oids, nil, 0)
+	defer oidArr.Release()
+	cols := make([]arrow.Array, 0, len(f.plan.Types))
+	next, fetched := 0, 0
+	for i := range f.plan.Types {
+		if next < len(f.oidAt) && f.oidAt[next] == i {
+			cols = append(cols, oidArr)
+			next++
+		} else {
+			cols = append(cols, b.Column(fetched))
+			fetched++
+		}
+		cols[len(cols)-1].Retain()
+	}
+	return makeBatch(f.fullSchema, cols, n)
 }
 
 func (f *foreignScan) ownsQual() {}
@@ -139,12 +189,12 @@ func (f *foreignScan) Next(ctx context.Context) (arrow.RecordBatch, error) {
 // with the scan's qual applied. A batch is returned only when rows came
 // back and passed the filter.
 func (f *foreignScan) FetchAsync(ctx context.Context) (arrow.RecordBatch, bool, error) {
-	b, eof, err := f.cursor.Fetch(ctx, f.plan.FetchSize, f.schema, f.plan.Types)
+	b, eof, err := f.cursor.Fetch(ctx, f.plan.FetchSize, f.schema, f.types)
 	if err != nil {
 		return nil, false, err
 	}
 	f.eof = eof
-	b, err = f.qualified(b)
+	b, err = f.qualified(f.withTableOID(b))
 	return b, eof, err
 }
 
@@ -175,7 +225,7 @@ func (f *foreignScan) fetchTogether(ctx context.Context, ops []AsyncCapable) []a
 			}
 			return results
 		}
-		reqs[j] = &remote.FetchRequest{Cursor: g.cursor, N: g.plan.FetchSize, Schema: g.schema, Cols: g.plan.Types}
+		reqs[j] = &remote.FetchRequest{Cursor: g.cursor, N: g.plan.FetchSize, Schema: g.schema, Cols: g.types}
 	}
 	f.cursor.Conn().FetchTogether(ctx, reqs)
 	for j, r := range reqs {
@@ -183,7 +233,7 @@ func (f *foreignScan) fetchTogether(ctx context.Context, ops []AsyncCapable) []a
 		if r.Err == nil {
 			g := ops[j].(*foreignScan)
 			g.eof = r.EOF
-			results[j].batch, results[j].err = g.qualified(r.Batch)
+			results[j].batch, results[j].err = g.qualified(g.withTableOID(r.Batch))
 		}
 	}
 	return results

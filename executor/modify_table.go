@@ -28,9 +28,11 @@ import (
 	"io"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/pgfed/pgfed/nodes"
 	"github.com/pgfed/pgfed/pgerr"
 	"github.com/pgfed/pgfed/storage"
+	"github.com/pgfed/pgfed/types"
 )
 
 type modifyTable struct {
@@ -45,10 +47,21 @@ type modifyTable struct {
 
 	inserter *Inserter // rows written to the target (INSERT, UPDATE re-routing)
 
-	// UPDATE and DELETE: the leaves by OID, with the snapshot the child's
-	// scans read (equal to theirs: the leaves are locked), and the rows
-	// deleted from each.
-	leaves map[int64]*leafState
+	// UPDATE and DELETE: the local leaves by OID, with the snapshot the
+	// child's scans read (equal to theirs: the leaves are locked), and
+	// the rows deleted from each; the writers of foreign leaves changed
+	// row by row, by OID and operation.
+	leaves  map[int64]*leafState
+	writers map[writerKey]*foreignWriter
+	// The child's columns: the SET values, then tableoid (partitioned
+	// targets), ctid, and the whole old row (WholeRow).
+	oidCol, ctidCol, wholeCol int
+	setTypes                  []types.T
+}
+
+type writerKey struct {
+	oid int64
+	op  nodes.ModifyOp
 }
 
 // leafState is one leaf an UPDATE or DELETE reads.
@@ -63,30 +76,68 @@ func newModifyTable(p *nodes.ModifyTable, ec *ExecContext) (Operator, error) {
 	if ec.View == nil || ec.View.Writes() == nil {
 		return nil, pgerr.Internal("executor: ModifyTable without a write set")
 	}
-	m := &modifyTable{plan: p, ec: ec, inserter: NewInserter(p.Table)}
-	var err error
+	m := &modifyTable{plan: p, ec: ec, inserter: NewInserter(p.Table, p.Foreign, ec), writers: map[writerKey]*foreignWriter{}}
+	var returned func(arrow.RecordBatch) error
 	if p.Returning != nil {
+		var err error
 		if m.returning, err = compileExprs(p.Returning, ec); err != nil {
 			return nil, err
 		}
 		m.retSchema = schemaOf(p.Out)
+		returned = m.addReturning
+		if p.Op == nodes.Insert {
+			m.inserter.Returning = returned
+		}
 	}
+	// A ForeignModify in the child tells the statement what it changed.
+	ec.foreignReturned = returned
+	counted := func(n int64) { ec.RowsAffected += n }
+	for _, fw := range p.Foreign {
+		if fw.Op != nodes.Insert {
+			m.writers[writerKey{fw.Table.OID, fw.Op}] = newForeignWriter(fw, ec, returned, counted)
+		}
+	}
+	m.layout()
+	var err error
 	if m.child, err = Build(p.Child, ec); err != nil {
 		return nil, err
 	}
 	return m, nil
 }
 
+// layout finds the child's columns.
+func (m *modifyTable) layout() {
+	p := m.plan
+	for _, c := range p.SetCols {
+		m.setTypes = append(m.setTypes, p.Table.Columns[c].Type)
+	}
+	pos := len(p.SetCols)
+	m.oidCol = -1
+	if p.Table.Kind == storage.KindPartitioned {
+		m.oidCol = pos
+		pos++
+	}
+	m.ctidCol = pos
+	m.wholeCol = pos + 1
+}
+
 func (m *modifyTable) Open(ctx context.Context) error {
 	if m.plan.Op != nodes.Insert {
 		// Lock before the child's scans read the tables (which then see
-		// the newest committed versions, under READ COMMITTED).
+		// the newest committed versions, under READ COMMITTED). Foreign
+		// rows are locked remotely, by the scans (FOR UPDATE).
+		var local []*storage.Table
+		for _, leaf := range m.plan.Leaves {
+			if leaf.Kind != storage.KindForeign {
+				local = append(local, leaf)
+			}
+		}
 		v := m.ec.View
-		if err := v.LockForWrite(ctx, m.plan.Leaves, m.ec.LockTimeout); err != nil {
+		if err := v.LockForWrite(ctx, local, m.ec.LockTimeout); err != nil {
 			return err
 		}
-		m.leaves = make(map[int64]*leafState, len(m.plan.Leaves))
-		for _, leaf := range m.plan.Leaves {
+		m.leaves = make(map[int64]*leafState, len(local))
+		for _, leaf := range local {
 			m.leaves[leaf.OID] = &leafState{t: leaf, snapshot: v.Batches(leaf), seen: v.Seen(leaf), deleted: map[int][]int32{}}
 		}
 	}
@@ -118,7 +169,7 @@ func (m *modifyTable) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	return b, nil
 }
 
-// run consumes the child.
+// run consumes the child, then sends what is left for foreign tables.
 func (m *modifyTable) run(ctx context.Context) error {
 	for {
 		b, err := m.child.Next(ctx)
@@ -128,45 +179,61 @@ func (m *modifyTable) run(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		if m.plan.Op == nodes.Insert {
-			err = m.insert(b)
-		} else {
-			err = m.modify(b)
+		switch {
+		case b.NumCols() == 0:
+			// A ForeignModify's count of the rows it changed remotely.
+		case m.plan.Op == nodes.Insert:
+			err = m.inserter.Insert(ctx, m.ec.View.Writes(), b)
+		default:
+			err = m.modify(ctx, b)
 		}
-		m.ec.RowsAffected += b.NumRows()
 		b.Release()
 		if err != nil {
 			return err
 		}
 	}
-	if m.plan.Op != nodes.Insert {
-		m.rewriteLeaves()
+	for _, w := range m.writers {
+		if err := w.flush(ctx); err != nil {
+			return err
+		}
 	}
-	return nil
-}
-
-func (m *modifyTable) insert(b arrow.RecordBatch) error {
-	if err := m.inserter.Insert(m.ec.View.Writes(), b); err != nil {
+	if err := m.inserter.Flush(ctx); err != nil {
 		return err
 	}
-	if m.returning != nil {
-		return m.addReturning(b)
+	if m.plan.Op == nodes.Insert {
+		m.ec.RowsAffected += m.inserter.Affected
+	} else {
+		m.rewriteLeaves()
 	}
 	return nil
 }
 
 // modify deletes the rows b identifies, and for UPDATE adds their new
 // versions.
-func (m *modifyTable) modify(b arrow.RecordBatch) error {
-	ncols := int(b.NumCols())
-	ctids := valuesOf[int64](b.Column(ncols - 1))
+func (m *modifyTable) modify(ctx context.Context, b arrow.RecordBatch) error {
+	ctids := valuesOf[int64](b.Column(m.ctidCol))
 	var oids []int64
-	if m.plan.Table.Kind == storage.KindPartitioned {
-		oids = valuesOf[int64](b.Column(ncols - 2))
+	if m.oidCol >= 0 {
+		oids = valuesOf[int64](b.Column(m.oidCol))
 	}
 	// Rows of one stored batch arrive together (a scan's batch comes from
 	// one stored batch); each run is fetched with one take.
 	for start := 0; start < len(ctids); {
+		oid := m.plan.Table.OID
+		if oids != nil {
+			oid = oids[start]
+		}
+		if m.leaves[oid] == nil {
+			end := start + 1
+			for end < len(ctids) && oids != nil && oids[end] == oid {
+				end++
+			}
+			if err := m.changeForeign(ctx, oid, b, ctids[start:end], start); err != nil {
+				return err
+			}
+			start = end
+			continue
+		}
 		leaf, batch, end, err := m.nextRun(oids, ctids, start)
 		if err != nil {
 			return err
@@ -176,12 +243,83 @@ func (m *modifyTable) modify(b arrow.RecordBatch) error {
 			_, r := storage.SplitCtid(ctids[start+i])
 			rows[i] = int32(r)
 		}
-		if err := m.changeRows(leaf, batch, rows, b, start, end); err != nil {
+		if err := m.changeRows(ctx, leaf, batch, rows, b, start, end); err != nil {
 			return err
 		}
+		m.ec.RowsAffected += int64(end - start)
 		start = end
 	}
 	return nil
+}
+
+// changeForeign changes rows of foreign leaf oid by their remote ctids;
+// b holds their new SET values (and old rows) from row from on. An
+// updated row of a partitioned target that no longer belongs to its
+// partition moves: it is deleted remotely and routed again.
+func (m *modifyTable) changeForeign(ctx context.Context, oid int64, b arrow.RecordBatch, ctids []int64, from int) error {
+	op := m.plan.Op
+	w := m.writers[writerKey{oid, op}]
+	if w == nil {
+		return pgerr.Internal("executor: row identity of table %d, which the statement does not change", oid)
+	}
+	if op == nodes.Delete {
+		return w.remove(ctx, ctids)
+	}
+	if m.oidCol < 0 || !m.plan.WholeRow {
+		return w.update(ctx, ctids, b, m.setTypes, from)
+	}
+	old := m.oldRows(b, from, from+len(ctids))
+	updated := m.newValues(old, b.NewSlice(int64(from), int64(from+len(ctids))))
+	old.Release()
+	defer updated.Release()
+	stays, moves, err := m.inserter.Splits(updated, w.plan.Table)
+	if err != nil {
+		return err
+	}
+	if len(stays) > 0 {
+		kept := make([]int64, len(stays))
+		for i, r := range stays {
+			kept[i] = ctids[r]
+		}
+		if err := w.update(ctx, kept, takeBatch(b, offsetRows(stays, from)), m.setTypes, 0); err != nil {
+			return err
+		}
+	}
+	if len(moves) == 0 {
+		return nil
+	}
+	gone := make([]int64, len(moves))
+	for i, r := range moves {
+		gone[i] = ctids[r]
+	}
+	if err := m.writers[writerKey{oid, nodes.Delete}].remove(ctx, gone); err != nil {
+		return err
+	}
+	moved := takeBatch(updated, moves)
+	defer moved.Release()
+	if m.returning != nil {
+		if err := m.addReturning(moved); err != nil {
+			return err
+		}
+	}
+	return m.inserter.Insert(ctx, m.ec.View.Writes(), moved)
+}
+
+// oldRows are the whole old rows the child gives in rows [from, to).
+func (m *modifyTable) oldRows(b arrow.RecordBatch, from, to int) arrow.RecordBatch {
+	cols := make([]arrow.Array, len(m.plan.Table.Columns))
+	for i := range cols {
+		cols[i] = array.NewSlice(b.Column(m.wholeCol+i), int64(from), int64(to))
+	}
+	return makeBatch(m.plan.Table.ArrowSchema(), cols, to-from)
+}
+
+func offsetRows(rows []int32, by int) []int32 {
+	out := make([]int32, len(rows))
+	for i, r := range rows {
+		out[i] = r + int32(by)
+	}
+	return out
 }
 
 // nextRun finds the run of rows from start on that come from one stored
@@ -208,7 +346,7 @@ func (m *modifyTable) nextRun(oids, ctids []int64, start int) (*leafState, int, 
 
 // changeRows deletes rows of stored batch batch of leaf; child holds their
 // new SET values (UPDATE) in rows [from, to).
-func (m *modifyTable) changeRows(leaf *leafState, batch int, rows []int32, child arrow.RecordBatch, from, to int) error {
+func (m *modifyTable) changeRows(ctx context.Context, leaf *leafState, batch int, rows []int32, child arrow.RecordBatch, from, to int) error {
 	leaf.deleted[batch] = append(leaf.deleted[batch], rows...)
 	old := takeBatch(leaf.snapshot[batch], rows)
 	defer old.Release()
@@ -235,7 +373,7 @@ func (m *modifyTable) changeRows(leaf *leafState, batch int, rows []int32, child
 		return nil
 	}
 	// Re-route: a row may move to another partition.
-	return m.inserter.Insert(m.ec.View.Writes(), updated)
+	return m.inserter.Insert(ctx, m.ec.View.Writes(), updated)
 }
 
 // newValues is UPDATE's new rows: the old rows with the SET columns taken
@@ -260,7 +398,7 @@ func (m *modifyTable) newValues(old, values arrow.RecordBatch) arrow.RecordBatch
 func (m *modifyTable) rewriteLeaves() {
 	for _, leaf := range m.plan.Leaves {
 		l := m.leaves[leaf.OID]
-		if len(l.deleted) == 0 {
+		if l == nil || len(l.deleted) == 0 { // foreign, or untouched
 			continue
 		}
 		var kept []arrow.RecordBatch

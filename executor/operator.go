@@ -61,6 +61,11 @@ type ExecContext struct {
 	// consts are the constant evaluators of the statement, whose cached
 	// arrays Release frees.
 	consts []*constEval
+
+	// foreignReturned receives the rows a ForeignModify's remote
+	// RETURNING gave back (full rows of its table), for the statement's
+	// RETURNING; nil without one.
+	foreignReturned func(arrow.RecordBatch) error
 }
 
 // tableBatches returns the batches a scan of t reads in this statement.
@@ -133,6 +138,8 @@ func Build(p nodes.Plan, ec *ExecContext) (Operator, error) {
 		op, err = newUnique(n, ec)
 	case *nodes.ForeignScan:
 		op, err = newForeignScan(n, ec)
+	case *nodes.ForeignModify:
+		op, err = newForeignModify(n, ec)
 	case *nodes.ModifyTable:
 		op, err = newModifyTable(n, ec)
 	case *nodes.Gather:

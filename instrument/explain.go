@@ -110,6 +110,9 @@ func (e *explainer) node(p nodes.Plan, relationship string, member int) {
 		if m, ok := p.(*nodes.ModifyTable); ok {
 			w.textProp("Operation", m.NodeType())
 		}
+		if f, ok := p.(*nodes.ForeignModify); ok {
+			w.textProp("Operation", [...]string{"Insert", "Update", "Delete"}[f.Op])
+		}
 		if relationship != "" {
 			w.textProp("Parent Relationship", relationship)
 		}
@@ -182,8 +185,14 @@ func (e *explainer) node(p nodes.Plan, relationship string, member int) {
 		}
 		e.filter(b, ns)
 	case *nodes.ModifyTable:
-		e.modifyTargets(x)
+		if !e.modifyTargets(x) && x.Table.Kind == storage.KindForeign {
+			e.foreignWrite(x.ForeignWriteFor(x.Table, x.Op))
+		}
 		e.filter(b, ns)
+	case *nodes.ForeignModify:
+		if e.o.Verbose {
+			w.textProp("Remote SQL", x.RemoteSQL)
+		}
 	case *nodes.Gather:
 		e.filter(b, ns)
 		e.workers(x.Workers, ns)
@@ -313,8 +322,9 @@ func jsonNodeType(p nodes.Plan) string {
 		return "Aggregate"
 	case *nodes.ModifyTable:
 		return "ModifyTable"
-	case *nodes.ForeignScan:
-		// JSON says "Foreign Scan" with "Async Capable": true.
+	case *nodes.ForeignScan, *nodes.ForeignModify:
+		// JSON says "Foreign Scan" with "Async Capable": true, or with
+		// the "Operation" a shipped UPDATE or DELETE does.
 		return "Foreign Scan"
 	}
 	return p.NodeType()
@@ -469,10 +479,12 @@ func (e *explainer) asyncCounters(p nodes.Plan, ns *NodeStats) {
 
 // modifyTargets labels the leaf tables an UPDATE or DELETE on a
 // partitioned table changes, as PostgreSQL does whenever the result
-// relations are not just the named table: "Update on p1 p_1".
-func (e *explainer) modifyTargets(m *nodes.ModifyTable) {
+// relations are not just the named table: "Update on p1 p_1", "Foreign
+// Update on ft1 p_2" (with, under VERBOSE, the Remote SQL of a foreign
+// leaf changed row by row). It reports whether it labelled any.
+func (e *explainer) modifyTargets(m *nodes.ModifyTable) bool {
 	if m.Op == nodes.Insert || len(m.Leaves) == 0 || len(m.Leaves) == 1 && m.Leaves[0] == m.Table {
-		return
+		return false
 	}
 	w := &e.w
 	w.openGroup("Target Tables", true)
@@ -480,15 +492,36 @@ func (e *explainer) modifyTargets(m *nodes.ModifyTable) {
 		w.openGroup("", false)
 		if !w.json {
 			w.spaces()
+			if leaf.Kind == storage.KindForeign {
+				w.buf.WriteString("Foreign ")
+			}
 			w.buf.WriteString(m.NodeType())
 		}
 		e.writeTarget(e.tableTarget(leaf, leafAlias(m.Child, leaf)))
 		if !w.json {
 			w.buf.WriteByte('\n')
 		}
+		if fw := m.ForeignWriteFor(leaf, m.Op); fw != nil {
+			w.indent++
+			e.foreignWrite(fw)
+			w.indent--
+		}
 		w.closeGroup(false)
 	}
 	w.closeGroup(true)
+	return true
+}
+
+// foreignWrite shows postgres_fdw's details of a foreign table written
+// row by row, under VERBOSE: its Remote SQL and, for INSERT, Batch Size.
+func (e *explainer) foreignWrite(fw *nodes.ForeignWrite) {
+	if fw == nil || !e.o.Verbose {
+		return
+	}
+	e.w.textProp("Remote SQL", fw.RemoteSQL)
+	if fw.Op == nodes.Insert {
+		e.w.numProp("Batch Size", strconv.Itoa(fw.BatchSize), "")
+	}
 }
 
 // leafAlias is the alias under which the plan below a ModifyTable scans
@@ -501,8 +534,18 @@ func leafAlias(child nodes.Plan, leaf *storage.Table) string {
 	}
 	found := false
 	nodes.Walk(child, func(q nodes.Plan) {
-		if s, ok := q.(*nodes.SeqScan); ok && s.Table == leaf && !found && s.Alias != "" {
-			alias, found = s.Alias, true
+		var t *storage.Table
+		var a string
+		switch s := q.(type) {
+		case *nodes.SeqScan:
+			t, a = s.Table, s.Alias
+		case *nodes.ForeignScan:
+			t, a = s.Table, s.Alias
+		case *nodes.ForeignModify:
+			t, a = s.Table, s.Alias
+		}
+		if t == leaf && !found && a != "" {
+			alias, found = a, true
 		}
 	})
 	return alias
@@ -530,6 +573,8 @@ func (e *explainer) target(p nodes.Plan, member int) (relTarget, bool) {
 		return e.tableTarget(x.Table, x.Alias), true
 	case *nodes.ModifyTable:
 		return e.tableTarget(x.Table, x.Table.Name), true
+	case *nodes.ForeignModify:
+		return e.tableTarget(x.Table, x.Alias), true
 	case *nodes.FunctionScan:
 		t := relTarget{tag: "Function Name", object: x.Func, alias: functionAlias(x)}
 		if e.o.Verbose {

@@ -280,6 +280,14 @@ const (
 // row by its identity from Leaves, the tables Child scans. Updated rows
 // whose partition changes are routed again. Returning, if set, is
 // evaluated over the full new (or deleted) row.
+//
+// Foreign leaves are written through Foreign, one ForeignWrite per
+// foreign table the statement writes row by row (INSERT's routing
+// targets, or UPDATE and DELETE leaves whose Child scan gives the remote
+// ctid), or by a ForeignModify in Child that ships the whole change.
+// For an UPDATE with WholeRow, Child gives the old row's columns after
+// the SET values (before the identity), for foreign leaves whose rows
+// may move to another partition.
 type ModifyTable struct {
 	PlanBase
 	Op        ModifyOp
@@ -288,7 +296,68 @@ type ModifyTable struct {
 	Leaves    []*storage.Table
 	SetCols   []int
 	Returning []Expr
+	Foreign   []*ForeignWrite
+	WholeRow  bool
 }
+
+// ForeignWriteFor returns the ForeignWrite of leaf t for op, or nil.
+func (m *ModifyTable) ForeignWriteFor(t *storage.Table, op ModifyOp) *ForeignWrite {
+	for _, f := range m.Foreign {
+		if f.Table == t && f.Op == op {
+			return f
+		}
+	}
+	return nil
+}
+
+// ForeignWrite is how a ModifyTable writes rows of one foreign table, as
+// postgres_fdw's ForeignModify does: RemoteSQL is the INSERT of one
+// row (BatchSize rows go in one INSERT, with the VALUES list repeated),
+// or the UPDATE or DELETE of the row whose remote ctid is $1 (an
+// UPDATE's new values of SetCols follow as $2, $3 ...). Returning lists
+// the table columns the remote RETURNING gives back, for the statement's
+// RETURNING. Options are read from the catalog at execution.
+type ForeignWrite struct {
+	Table      *storage.Table
+	Alias      string
+	Op         ModifyOp
+	RemoteSQL  string
+	BatchSize  int
+	Returning  []int
+	Server     string
+	MappingKey string
+	// ReadOnly marks a table whose updatable option is off: writing a row
+	// to it fails (an INSERT routed to a foreign partition fails only if
+	// a row goes there).
+	ReadOnly bool
+}
+
+// ForeignModify ships an UPDATE or DELETE of a foreign table whole
+// (postgres_fdw's direct modification, EXPLAIN's "Foreign Update"): the
+// WHERE and SET expressions are part of RemoteSQL. It sits in its
+// ModifyTable's Child, where a scan of Table would be, and tells the
+// ModifyTable the rows changed and what the remote RETURNING (of the
+// table columns Returning) gave.
+type ForeignModify struct {
+	PlanBase
+	Op         ModifyOp
+	Table      *storage.Table
+	Alias      string
+	RemoteSQL  string
+	Returning  []int
+	Server     string
+	MappingKey string
+}
+
+func (*ForeignModify) Children() []Plan { return nil }
+func (f *ForeignModify) NodeType() string {
+	if f.Op == Delete {
+		return "Foreign Delete"
+	}
+	return "Foreign Update"
+}
+
+var _ Plan = (*ForeignModify)(nil)
 
 func (m *ModifyTable) Children() []Plan {
 	if m.Child == nil {
@@ -376,6 +445,23 @@ type ForeignScan struct {
 	// (0 = the server's primary connection).
 	AsyncConnections int
 	ConnSlot         int
+	// ForUpdate marks the scan of an UPDATE or DELETE: it locks the rows
+	// remotely (FOR UPDATE); Columns may then hold storage.CtidColumn,
+	// fetched remotely, and storage.TableOIDColumn, the local table's.
+	ForUpdate bool
+}
+
+// RemoteTypes are the types of the columns fetched remotely: Types
+// without the tableoid the scan adds itself.
+func (f *ForeignScan) RemoteTypes() []types.T {
+	out := make([]types.T, 0, len(f.Types))
+	for i, t := range f.Types {
+		if i < len(f.Columns) && f.Columns[i] == storage.TableOIDColumn && !f.Grouped {
+			continue
+		}
+		out = append(out, t)
+	}
+	return out
 }
 
 func (*ForeignScan) Children() []Plan { return nil }

@@ -4,6 +4,7 @@ import (
 	pg "github.com/pganalyze/pg_query_go/v6"
 	"github.com/pgfed/pgfed/nodes"
 	"github.com/pgfed/pgfed/pgerr"
+	"github.com/pgfed/pgfed/remote"
 	"github.com/pgfed/pgfed/storage"
 	"github.com/pgfed/pgfed/types"
 )
@@ -20,9 +21,6 @@ func (pc *planCtx) planInsert(s *pg.InsertStmt) (*Query, error) {
 	}
 	t, err := pc.resolveTable(s.Relation)
 	if err != nil {
-		return nil, err
-	}
-	if err := refuseForeignWrite(t, "INSERT into"); err != nil {
 		return nil, err
 	}
 	// Target columns, in the order the source provides them.
@@ -110,7 +108,13 @@ func (pc *planCtx) planInsert(s *pg.InsertStmt) (*Query, error) {
 		child = proj
 	}
 	m := &nodes.ModifyTable{Op: nodes.Insert, Table: t, Child: child}
-	return pc.finishModify(m, s.ReturningList, "INSERT")
+	if err := pc.planReturning(m, s.ReturningList); err != nil {
+		return nil, err
+	}
+	if err := pc.planForeignInserts(m); err != nil {
+		return nil, err
+	}
+	return modifyQuery(m, "INSERT"), nil
 }
 
 // insertValues plans the VALUES list of an INSERT: each value is coerced
@@ -239,22 +243,6 @@ func tableFields(t *storage.Table) []nodes.Field {
 	return out
 }
 
-// RefuseForeignWrite reports 0A000 when t is, or has partitions that are,
-// foreign tables: writing to remote tables is not supported yet, and
-// must never land in local storage instead.
-func RefuseForeignWrite(t *storage.Table, what string) error { return refuseForeignWrite(t, what) }
-
-func refuseForeignWrite(t *storage.Table, what string) error {
-	for _, l := range t.Leaves() {
-		if l.Kind == storage.KindForeign {
-			return pgerr.NotSupported(what + " foreign table " + strconvQuote(l.Name))
-		}
-	}
-	return nil
-}
-
-func strconvQuote(s string) string { return `"` + s + `"` }
-
 // fullRowScope is a scope over all columns of t, in table order (the rows
 // UPDATE and DELETE evaluate their expressions on).
 func fullRowScope(t *storage.Table, alias string) *scope {
@@ -314,10 +302,13 @@ func (pc *planCtx) planUpdate(s *pg.UpdateStmt) (*Query, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := pc.planReturning(m, s.ReturningList); err != nil {
+		return nil, err
+	}
 	if err := pc.modifyChild(m, src, where, values, out); err != nil {
 		return nil, err
 	}
-	return pc.finishModify(m, s.ReturningList, "UPDATE")
+	return modifyQuery(m, "UPDATE"), nil
 }
 
 func (pc *planCtx) planDelete(s *pg.DeleteStmt) (*Query, error) {
@@ -337,10 +328,13 @@ func (pc *planCtx) planDelete(s *pg.DeleteStmt) (*Query, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := pc.planReturning(m, s.ReturningList); err != nil {
+		return nil, err
+	}
 	if err := pc.modifyChild(m, src, where, nil, nil); err != nil {
 		return nil, err
 	}
-	return pc.finishModify(m, s.ReturningList, "DELETE")
+	return modifyQuery(m, "DELETE"), nil
 }
 
 // modifyTarget resolves the table an UPDATE or DELETE changes, and the
@@ -348,9 +342,6 @@ func (pc *planCtx) planDelete(s *pg.DeleteStmt) (*Query, error) {
 func (pc *planCtx) modifyTarget(rv *pg.RangeVar, what string) (*storage.Table, string, error) {
 	t, err := pc.resolveTable(rv)
 	if err != nil {
-		return nil, "", err
-	}
-	if err := refuseForeignWrite(t, what); err != nil {
 		return nil, "", err
 	}
 	alias := t.Name
@@ -380,31 +371,155 @@ func (pc *planCtx) modifyWhere(w *pg.Node, sc *scope) (nodes.Expr, error) {
 // SET columns (UPDATE), then the row identity: tableoid for a
 // partitioned target, and ctid. ModifyTable fetches the old rows by their
 // identity. Leaves are the tables the scans read.
+//
+// A foreign leaf is changed by a ForeignModify that ships the statement
+// whole when the WHERE and the new values can be evaluated remotely
+// (pgfed.pushdown on); otherwise it is read FOR UPDATE, with its remote
+// ctid, and changed row by row (a ForeignWrite). An UPDATE that does so
+// also reads the whole old row (WholeRow), which the ModifyTable needs
+// for a row that moves to another partition.
 func (pc *planCtx) modifyChild(m *nodes.ModifyTable, src *source, where nodes.Expr, values []nodes.Expr, out []nodes.Field) error {
+	direct := pc.shipsWhole(where, values)
+	nset := len(values)
 	if m.Table.Kind == storage.KindPartitioned {
 		values = append(values, src.scope.system(storage.TableOIDColumn))
 		out = append(out, nodes.Field{Name: "tableoid", T: types.Int8T})
 	}
 	values = append(values, src.scope.system(storage.CtidColumn))
 	out = append(out, nodes.Field{Name: "ctid", T: types.Int8T})
+	if m.Op == nodes.Update && !direct && hasForeignLeaf(m.Table) {
+		m.WholeRow = true
+		for i, c := range m.Table.Columns {
+			values = append(values, src.scope.column(i))
+			out = append(out, nodes.Field{Name: c.Name, T: c.Type})
+		}
+	}
+	ret := returningColumns(m)
 	src.numberPartitions = true
+	src.foreignLeaf = func(leaf *storage.Table, alias string, cols []int, filter nodes.Expr, targets []nodes.Expr, fields []nodes.Field) (nodes.Plan, error) {
+		if err := pc.checkUpdatable(leaf, m.Op); err != nil {
+			return nil, err
+		}
+		if direct {
+			return pc.foreignModify(m, leaf, alias, cols, filter, targets[:nset], ret)
+		}
+		fs, err := pc.foreignScanFor(leaf, alias, cols, filter, targets, fields, true)
+		if err != nil {
+			return nil, err
+		}
+		fw, err := pc.foreignWrite(leaf, alias, m.Op, m.SetCols, ret)
+		if err != nil {
+			return nil, err
+		}
+		m.Foreign = append(m.Foreign, fw)
+		return fs, nil
+	}
 	child, err := src.finish(where, values, out)
 	if err != nil {
 		return err
 	}
 	m.Child = child
+	if err := pc.planMoves(m); err != nil {
+		return err
+	}
 	nodes.Walk(child, func(p nodes.Plan) {
-		if s, ok := p.(*nodes.SeqScan); ok {
+		switch s := p.(type) {
+		case *nodes.SeqScan:
+			m.Leaves = append(m.Leaves, s.Table)
+		case *nodes.ForeignScan:
+			m.Leaves = append(m.Leaves, s.Table)
+		case *nodes.ForeignModify:
 			m.Leaves = append(m.Leaves, s.Table)
 		}
 	})
 	return nil
 }
 
-func (pc *planCtx) finishModify(m *nodes.ModifyTable, returning []*pg.Node, tag string) (*Query, error) {
-	q := &Query{Plan: m, Tag: tag}
+// planMoves plans the writes of an UPDATE of a partitioned table whose
+// rows may move between partitions through foreign ones: inserts into
+// every foreign partition, and deletes from the foreign partitions it
+// changes row by row.
+func (pc *planCtx) planMoves(m *nodes.ModifyTable) error {
+	if m.Op != nodes.Update || m.Table.Kind != storage.KindPartitioned {
+		return nil
+	}
+	for _, fw := range m.Foreign {
+		if fw.Op != nodes.Update {
+			continue
+		}
+		del, err := pc.foreignWrite(fw.Table, fw.Alias, nodes.Delete, nil, nil)
+		if err != nil {
+			return err
+		}
+		m.Foreign = append(m.Foreign, del)
+	}
+	for _, leaf := range m.Table.Leaves() {
+		if leaf.Kind != storage.KindForeign {
+			continue
+		}
+		ins, err := pc.foreignWrite(leaf, leaf.Name, nodes.Insert, nil, nil)
+		if err != nil {
+			return err
+		}
+		m.Foreign = append(m.Foreign, ins)
+	}
+	return nil
+}
+
+func hasForeignLeaf(t *storage.Table) bool {
+	for _, l := range t.Leaves() {
+		if l.Kind == storage.KindForeign {
+			return true
+		}
+	}
+	return false
+}
+
+// shipsWhole reports whether an UPDATE or DELETE with this WHERE and
+// these new values can be shipped whole to the foreign leaves.
+func (pc *planCtx) shipsWhole(where nodes.Expr, values []nodes.Expr) bool {
+	if !pc.pushdown() {
+		return false
+	}
+	for _, e := range append(conjuncts(where), values...) {
+		if !remote.Shippable(e) {
+			return false
+		}
+	}
+	return true
+}
+
+// foreignModify ships an UPDATE or DELETE of foreign leaf whole: cols are
+// the table columns filter and values read (scope positions).
+func (pc *planCtx) foreignModify(m *nodes.ModifyTable, leaf *storage.Table, alias string, cols []int, filter nodes.Expr, values []nodes.Expr, ret []int) (nodes.Plan, error) {
+	srv, key, err := pc.foreignServer(leaf)
+	if err != nil {
+		return nil, err
+	}
+	schema, name := leaf.RemoteName()
+	d := &remote.DirectModify{Rel: remote.Relation{Schema: schema, Table: name}, AllCols: leaf.RemoteColumns()}
+	for i, c := range m.SetCols {
+		d.Set = append(d.Set, leaf.RemoteColumn(c))
+		d.Values = append(d.Values, toTableColumns(values[i], cols))
+	}
+	for _, c := range conjuncts(filter) {
+		d.Where = append(d.Where, toTableColumns(c, cols))
+	}
+	for _, c := range ret {
+		d.Returning = append(d.Returning, leaf.RemoteColumn(c))
+	}
+	sql, err := d.SQL()
+	if err != nil {
+		return nil, err
+	}
+	return &nodes.ForeignModify{Op: m.Op, Table: leaf, Alias: alias, RemoteSQL: sql, Returning: ret,
+		Server: srv.Name, MappingKey: key}, nil
+}
+
+// planReturning plans m's RETURNING list over the full row of its table.
+func (pc *planCtx) planReturning(m *nodes.ModifyTable, returning []*pg.Node) error {
 	if len(returning) == 0 {
-		return q, nil
+		return nil
 	}
 	sc := fullRowScope(m.Table, m.Table.Name)
 	ec := &exprCtx{p: pc, scope: sc, clause: "RETURNING"}
@@ -421,7 +536,7 @@ func (pc *planCtx) finishModify(m *nodes.ModifyTable, returning []*pg.Node, tag 
 		}
 		e, err := ec.transform(rt.Val)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if e.Type().ID == types.Unknown {
 			e, _ = coerce(e, types.TextT, types.CastImplicit)
@@ -433,6 +548,14 @@ func (pc *planCtx) finishModify(m *nodes.ModifyTable, returning []*pg.Node, tag 
 		m.Returning = append(m.Returning, e)
 		m.Out = append(m.Out, nodes.Field{Name: name, T: e.Type()})
 	}
-	q.Columns, q.Returns = m.Out, true
-	return q, nil
+	return nil
+}
+
+// modifyQuery is the query of a planned ModifyTable.
+func modifyQuery(m *nodes.ModifyTable, tag string) *Query {
+	q := &Query{Plan: m, Tag: tag}
+	if m.Returning != nil {
+		q.Columns, q.Returns = m.Out, true
+	}
+	return q
 }

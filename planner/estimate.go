@@ -294,6 +294,11 @@ func estimateShare(p nodes.Plan, div float64) {
 			total = startup + (total-startup)*lim/cb.Rows
 			rows = lim
 		}
+	case *nodes.ForeignModify:
+		// postgres_fdw's defaults, as for a scan of the rows it changes.
+		rows = 1000
+		startup = 100
+		total = startup + rows*(cpuTupleCost+0.01)
 	case *nodes.ModifyTable:
 		if n.Child != nil {
 			cb := n.Child.Base()

@@ -21,15 +21,33 @@ func (pc *planCtx) pushdown() bool {
 // foreignScan plans the scan of foreign table t reading table columns
 // cols; filter and targets are over those columns (scan positions).
 func (pc *planCtx) foreignScan(t *storage.Table, alias string, cols []int, filter nodes.Expr, targets []nodes.Expr, out []nodes.Field) (*nodes.ForeignScan, error) {
+	return pc.foreignScanFor(t, alias, cols, filter, targets, out, false)
+}
+
+// foreignServer returns the server of foreign table t and the key of the
+// session user's mapping for it.
+func (pc *planCtx) foreignServer(t *storage.Table) (*storage.Server, string, error) {
 	srv := pc.Catalog.Server(t.Foreign.Server)
 	if srv == nil {
-		return nil, pgerr.New(pgerr.UndefinedObject, "server %q does not exist", t.Foreign.Server)
+		return nil, "", pgerr.New(pgerr.UndefinedObject, "server %q does not exist", t.Foreign.Server)
 	}
 	m := pc.Catalog.MappingFor(srv.Name, pc.User)
 	if m == nil {
-		return nil, pgerr.New(pgerr.UndefinedObject, "user mapping not found for %q", pc.User)
+		return nil, "", pgerr.New(pgerr.UndefinedObject, "user mapping not found for %q", pc.User)
 	}
-	fs := &nodes.ForeignScan{Table: t, Alias: alias, Columns: cols, Server: srv.Name, MappingKey: srv.Name + "/" + m.User}
+	return srv, srv.Name + "/" + m.User, nil
+}
+
+// foreignScanFor is foreignScan; forUpdate makes it the scan of an UPDATE
+// or DELETE, which locks the rows it reads remotely (SELECT ... FOR
+// UPDATE) and may read the system columns ctid (remote) and tableoid
+// (the local leaf's).
+func (pc *planCtx) foreignScanFor(t *storage.Table, alias string, cols []int, filter nodes.Expr, targets []nodes.Expr, out []nodes.Field, forUpdate bool) (*nodes.ForeignScan, error) {
+	srv, key, err := pc.foreignServer(t)
+	if err != nil {
+		return nil, err
+	}
+	fs := &nodes.ForeignScan{Table: t, Alias: alias, Columns: cols, Server: srv.Name, MappingKey: key, ForUpdate: forUpdate}
 	// Table options win over server options; the defaults are
 	// postgres_fdw's. The validator accepted every value.
 	fs.FetchSize = int(intOption(100, t.Foreign.Options["fetch_size"], srv.Options["fetch_size"]))
@@ -43,7 +61,7 @@ func (pc *planCtx) foreignScan(t *storage.Table, alias string, cols []int, filte
 		fs.FDWTupleCost = v
 	}
 	for _, c := range cols {
-		fs.Types = append(fs.Types, t.Columns[c].Type)
+		fs.Types = append(fs.Types, t.ColumnType(c))
 	}
 	// Split the filter: shippable conjuncts go to the remote WHERE.
 	var local []nodes.Expr
@@ -87,6 +105,13 @@ func fetchOnlyNeeded(fs *nodes.ForeignScan) {
 			fetched = append(fetched, c)
 		}
 	}
+	// System columns (an UPDATE's or DELETE's row identity) come last,
+	// as in postgres_fdw's "SELECT a, b, ctid".
+	for _, c := range []int{storage.CtidColumn, storage.TableOIDColumn} {
+		if used[c] {
+			fetched = append(fetched, c)
+		}
+	}
 	pos := map[int]int{} // table column -> new scan position
 	for i, c := range fetched {
 		pos[c] = i
@@ -119,7 +144,7 @@ func fetchOnlyNeeded(fs *nodes.ForeignScan) {
 	fs.Columns = fetched
 	fs.Types = fs.Types[:0]
 	for _, c := range fetched {
-		fs.Types = append(fs.Types, fs.Table.Columns[c].Type)
+		fs.Types = append(fs.Types, fs.Table.ColumnType(c))
 	}
 	fs.CondsOnTable = true
 }
@@ -189,15 +214,6 @@ func andOf(es []nodes.Expr) nodes.Expr {
 	return &nodes.BoolExpr{Op: nodes.And, Args: es}
 }
 
-// remoteColumns are the remote names of all of t's columns.
-func remoteColumns(t *storage.Table) []string {
-	names := make([]string, len(t.Columns))
-	for i := range names {
-		names[i] = t.RemoteColumn(i)
-	}
-	return names
-}
-
 // toTableColumns rewrites ColumnRefs over scan positions into ColumnRefs
 // over table column numbers (what the deparser resolves names by).
 func toTableColumns(e nodes.Expr, cols []int) nodes.Expr {
@@ -218,9 +234,16 @@ func toTableColumns(e nodes.Expr, cols []int) nodes.Expr {
 func (pc *planCtx) deparseScan(fs *nodes.ForeignScan) error {
 	t := fs.Table
 	schema, name := t.RemoteName()
-	sel := &remote.Select{Schema: schema, Table: name, AllCols: remoteColumns(t)}
+	sel := &remote.Select{Schema: schema, Table: name, AllCols: t.RemoteColumns(), ForUpdate: fs.ForUpdate}
 	for _, c := range fs.Columns {
-		sel.Columns = append(sel.Columns, t.RemoteColumn(c))
+		switch c {
+		case storage.TableOIDColumn:
+			// The local leaf's OID, which the scan adds itself.
+		case storage.CtidColumn:
+			sel.Columns = append(sel.Columns, "ctid")
+		default:
+			sel.Columns = append(sel.Columns, t.RemoteColumn(c))
+		}
 	}
 	for _, c := range fs.RemoteConds {
 		if fs.CondsOnTable {

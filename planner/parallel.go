@@ -272,7 +272,7 @@ func parallelSafe(p nodes.Plan) bool {
 	safe := true
 	nodes.Walk(p, func(q nodes.Plan) {
 		switch x := q.(type) {
-		case *nodes.ForeignScan, *nodes.ModifyTable:
+		case *nodes.ForeignScan, *nodes.ForeignModify, *nodes.ModifyTable:
 			safe = false
 		case *nodes.FunctionScan:
 			if x.Func != "generate_series" {

@@ -29,6 +29,10 @@ type source struct {
 	// survivor of pruning, as PostgreSQL does for the target of UPDATE and
 	// DELETE (a SELECT's lone survivor keeps the bare alias).
 	numberPartitions bool
+	// foreignLeaf, when set, plans the foreign leaves instead of a plain
+	// foreign scan (UPDATE and DELETE: a scan for update, or a shipped
+	// modification); cols are the table columns the rows read.
+	foreignLeaf func(leaf *storage.Table, alias string, cols []int, filter nodes.Expr, targets []nodes.Expr, out []nodes.Field) (nodes.Plan, error)
 }
 
 func (pc *planCtx) planSelect(s *pg.SelectStmt) (*relPlan, error) {
@@ -238,6 +242,9 @@ func (pc *planCtx) tableSource(t *storage.Table, alias string) *source {
 			targets = nil
 		}
 		scan := func(leaf *storage.Table, a string) (nodes.Plan, error) {
+			if leaf.Kind == storage.KindForeign && src.foreignLeaf != nil {
+				return src.foreignLeaf(leaf, a, cols, filter, targets, out)
+			}
 			if leaf.Kind == storage.KindForeign {
 				return pc.foreignScan(leaf, a, cols, filter, targets, out)
 			}

@@ -60,22 +60,26 @@ type Conn struct {
 	// roundTrips counts the requests sent (each waits for one answer).
 	roundTrips atomic.Int64
 
-	// fetchStmts names the prepared statements of FETCH commands by
-	// their text (see FetchTogether); stmtSeq numbers them. Used with
-	// busy held.
+	// fetchStmts names the prepared statements of FETCH commands and of
+	// writes by their text (see FetchTogether, ExecAll); stmtSeq numbers
+	// them. Used with busy held.
 	fetchStmts map[string]string
 	stmtSeq    int
 }
 
-// maxFetchStatements bounds the FETCH statements a connection keeps
-// prepared; more distinct ones (hundreds of cursors in one statement, or
-// many fetch sizes) are parsed each time.
+// maxFetchStatements bounds the statements a connection keeps prepared;
+// more distinct ones (hundreds of cursors in one statement, or many fetch
+// sizes) are parsed each time.
 const maxFetchStatements = 256
 
 // fetchStatement returns the prepared statement to run the FETCH sql
 // with, and whether it is new (to be prepared first). The unnamed
 // statement, prepared every time, serves when the cache is full.
 func (c *Conn) fetchStatement(sql string) (name string, fresh bool) {
+	return c.preparedStatement(sql, "pgfed_fetch_")
+}
+
+func (c *Conn) preparedStatement(sql, prefix string) (name string, fresh bool) {
 	if name, ok := c.fetchStmts[sql]; ok {
 		return name, false
 	}
@@ -86,7 +90,7 @@ func (c *Conn) fetchStatement(sql string) (name string, fresh bool) {
 		c.fetchStmts = map[string]string{}
 	}
 	c.stmtSeq++
-	name = "pgfed_fetch_" + strconv.Itoa(c.stmtSeq)
+	name = prefix + strconv.Itoa(c.stmtSeq)
 	c.fetchStmts[sql] = name
 	return name, true
 }

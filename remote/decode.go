@@ -42,6 +42,7 @@ const (
 	oidTimestamp   = 1114
 	oidTimestampTZ = 1184
 	oidNumeric     = 1700
+	oidTid         = 27
 )
 
 // PostgreSQL's binary dates and timestamps count from 2000-01-01, pgfed's
@@ -96,6 +97,11 @@ func newColumn(oid uint32, t types.T) (fetchColumn, int16) {
 	case types.Int4:
 		dec = newIntDecoder(oid, out.(*fixedSink[int32]), t)
 	case types.Int8:
+		if oid == oidTid {
+			// A remote row identity (UPDATE and DELETE of foreign rows).
+			dec = tidDecoder{out.(*fixedSink[int64])}
+			break
+		}
 		dec = newIntDecoder(oid, out.(*fixedSink[int64]), t)
 	case types.Float4:
 		if oid == oidFloat4 {
@@ -402,6 +408,22 @@ func newIntDecoder[T ~int16 | ~int32 | ~int64](oid uint32, out *fixedSink[T], t 
 		lo, hi = math.MinInt32, math.MaxInt32
 	}
 	return &intDecoder[T]{out: out, width: width, lo: lo, hi: hi, t: t}
+}
+
+// tidDecoder reads a tid (4-byte block, 2-byte offset) as one int64,
+// block << 16 | offset; TidText writes it back.
+type tidDecoder struct{ out *fixedSink[int64] }
+
+func (d tidDecoder) decode(v []byte) error {
+	if v == nil {
+		d.out.appendNull()
+		return nil
+	}
+	if len(v) != 6 {
+		return errMalformed("tid")
+	}
+	d.out.add(int64(binary.BigEndian.Uint32(v))<<16 | int64(binary.BigEndian.Uint16(v[4:])))
+	return nil
 }
 
 func (d *intDecoder[T]) decode(v []byte) error {

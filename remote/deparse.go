@@ -83,6 +83,8 @@ type Select struct {
 	OrderBy []nodes.SortKey
 	// Limit and Offset are constant expressions; nil means none.
 	Limit, Offset nodes.Expr
+	// ForUpdate locks the rows read (the scan of an UPDATE or DELETE).
+	ForUpdate bool
 }
 
 // SQL builds the query, e.g.
@@ -150,6 +152,9 @@ func (s *Select) SQL() (string, error) {
 	if s.Offset != nil {
 		p.WriteString(" OFFSET ")
 		p.expr(s.Offset)
+	}
+	if s.ForUpdate {
+		p.WriteString(" FOR UPDATE")
 	}
 	return p.result()
 }

@@ -57,6 +57,15 @@ func (t *Table) RemoteColumn(i int) string {
 	return t.Columns[i].Name
 }
 
+// RemoteColumns are the remote names of all of t's columns.
+func (t *Table) RemoteColumns() []string {
+	names := make([]string, len(t.Columns))
+	for i := range names {
+		names[i] = t.RemoteColumn(i)
+	}
+	return names
+}
+
 type foreignCatalog struct {
 	servers  map[string]*Server
 	mappings map[string]map[string]*UserMapping // server -> user -> mapping
@@ -114,6 +123,20 @@ func (c *Catalog) ReplaceServer(s *Server) Change {
 	return Change{Revert: func() {
 		c.mu.Lock()
 		f.servers[s.Name] = old
+		c.mu.Unlock()
+	}, Finish: func() {}}
+}
+
+// SetForeignOptions gives foreign table t new options (ALTER FOREIGN
+// TABLE ... OPTIONS): statements planned from then on see them.
+func (c *Catalog) SetForeignOptions(t *Table, f *ForeignTable) Change {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	old := t.Foreign
+	t.Foreign = f
+	return Change{Revert: func() {
+		c.mu.Lock()
+		t.Foreign = old
 		c.mu.Unlock()
 	}, Finish: func() {}}
 }
