@@ -3,6 +3,7 @@ package pgfed
 import (
 	"github.com/pgfed/pgfed/commands"
 	"github.com/pgfed/pgfed/pgerr"
+	"github.com/pgfed/pgfed/remote"
 	"github.com/pgfed/pgfed/types"
 )
 
@@ -32,6 +33,12 @@ func ErrorCode(err error) string {
 // CopyHandler supplies the data streams of COPY ... FROM STDIN and
 // COPY ... TO STDOUT (CopyIn and CopyOut).
 type CopyHandler = commands.CopyHandler
+
+// RemoteConnection describes one of a session's cached remote
+// connections: its server, the role it logged in as, whether it is valid
+// and in the current transaction, the remote backend's PID, and the
+// requests sent on it (each waited for one answer: its round trips).
+type RemoteConnection = remote.ConnInfo
 
 // The catalog descriptions behind the REPL's \d, \des, \deu and \det.
 type (

@@ -68,3 +68,7 @@ func (s *Session) ListUserMappings() ([]UserMappingInfo, error) {
 func (s *Session) ListForeignTables() ([]ForeignTableInfo, error) {
 	return commands.ListForeignTables(s.s.Env())
 }
+
+// RemoteConnections lists the session's remote connections, with their
+// round-trip counts (postgres_fdw_get_connections() and more).
+func (s *Session) RemoteConnections() []RemoteConnection { return s.s.RemoteConnections() }

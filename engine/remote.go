@@ -19,16 +19,12 @@ var _ executor.RemoteConnector = connector{}
 // Conn returns the session's connection slot to a server under a user
 // mapping; its first use in a transaction opens the remote transaction.
 func (c connector) Conn(ctx context.Context, server, mappingKey string, slot int) (*remote.Conn, error) {
-	cat := c.s.eng.catalog
-	srv := cat.Server(server)
-	if srv == nil {
-		return nil, pgerr.New(pgerr.UndefinedObject, "server %q does not exist", server)
+	spec, err := c.spec(server)
+	if err != nil {
+		return nil, err
 	}
-	m := cat.MappingFor(server, commands.SessionUser)
-	if m == nil {
-		return nil, pgerr.New(pgerr.UndefinedObject, "user mapping not found for %q", commands.SessionUser)
-	}
-	return c.s.remoteManager().Conn(ctx, remote.ConnSpec{Key: mappingKey, Server: server, Options: srv.Options, User: m.Options, Slot: slot})
+	spec.Key, spec.Slot = mappingKey, slot
+	return c.s.remoteManager().Conn(ctx, spec)
 }
 
 // Connections lists the session's remote connections
@@ -59,4 +55,40 @@ func (c connector) DisconnectAll() bool {
 		return false
 	}
 	return c.s.remote.DisconnectAll()
+}
+
+// RemoteConnections lists the session's remote connections.
+func (s *Session) RemoteConnections() []remote.ConnInfo {
+	if s.remote == nil {
+		return nil
+	}
+	return s.remote.Connections()
+}
+
+// spec is the ConnSpec of server under the session user's mapping.
+func (c connector) spec(server string) (remote.ConnSpec, error) {
+	cat := c.s.eng.catalog
+	srv := cat.Server(server)
+	if srv == nil {
+		return remote.ConnSpec{}, pgerr.New(pgerr.UndefinedObject, "server %q does not exist", server)
+	}
+	m := cat.MappingFor(server, commands.SessionUser)
+	if m == nil {
+		return remote.ConnSpec{}, pgerr.New(pgerr.UndefinedObject, "user mapping not found for %q", commands.SessionUser)
+	}
+	return remote.ConnSpec{Key: server + "/" + m.User, Server: server, Options: srv.Options, User: m.Options}, nil
+}
+
+// Prepared lists (and with resolve, resolves) pgfed's prepared
+// transactions on server, asking their decision servers, which the
+// catalog names, how they ended.
+func (c connector) Prepared(ctx context.Context, server string, resolve bool) ([]remote.PreparedXact, error) {
+	spec, err := c.spec(server)
+	if err != nil {
+		return nil, err
+	}
+	return remote.Resolve(ctx, spec, func(name string) (remote.ConnSpec, bool) {
+		s, err := c.spec(name)
+		return s, err == nil
+	}, resolve)
 }

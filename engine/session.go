@@ -114,7 +114,9 @@ func (s *Session) Close() {
 // takes part in its transactions from its creation on.
 func (s *Session) remoteManager() *remote.Manager {
 	if s.remote == nil {
-		s.remote = remote.NewManager(s.serializable)
+		s.remote = remote.NewManager(remote.ManagerConfig{Serializable: s.serializable,
+			TwoPhase: func() bool { return s.settings.Bool("pgfed.two_phase_commit") },
+			Notice:   func(e *pgerr.Error) { s.sendNotice(e) }})
 		s.txn.Register(s.remote)
 	}
 	return s.remote

@@ -42,8 +42,12 @@ func errAborted() error {
 
 // warn sends a WARNING (PostgreSQL's ereport(WARNING)).
 func (s *Session) warn(code, msg string) {
+	s.sendNotice(&pgerr.Error{Severity: "WARNING", Code: code, Message: msg})
+}
+
+func (s *Session) sendNotice(e *pgerr.Error) {
 	if s.notice != nil {
-		s.notice(&pgerr.Error{Severity: "WARNING", Code: code, Message: msg})
+		s.notice(e)
 	}
 }
 

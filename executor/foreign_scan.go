@@ -45,6 +45,10 @@ type RemoteConnector interface {
 	Connections() []remote.ConnInfo
 	Disconnect(server string) (bool, error)
 	DisconnectAll() bool
+	// Prepared lists pgfed's prepared transactions on server and, with
+	// resolve, resolves them first (pgfed_prepared_xacts,
+	// pgfed_resolve_prepared).
+	Prepared(ctx context.Context, server string, resolve bool) ([]remote.PreparedXact, error)
 }
 
 type foreignScan struct {

@@ -110,7 +110,7 @@ func (w *foreignWriter) update(ctx context.Context, ctids []int64, values arrow.
 		for c, t := range setTypes {
 			params = append(params, w.param(values.Column(c), t, from+i))
 		}
-		w.cmds = append(w.cmds, remote.Command{SQL: w.plan.RemoteSQL, Params: params})
+		w.cmds = append(w.cmds, remote.Command{SQL: w.plan.RemoteSQL, Params: params, Prepare: true})
 	}
 	return w.maybeFlush(ctx)
 }
@@ -121,7 +121,7 @@ func (w *foreignWriter) remove(ctx context.Context, ctids []int64) error {
 		return w.refuse()
 	}
 	for _, ctid := range ctids {
-		w.cmds = append(w.cmds, remote.Command{SQL: w.plan.RemoteSQL, Params: [][]byte{[]byte(remote.TidText(ctid))}})
+		w.cmds = append(w.cmds, remote.Command{SQL: w.plan.RemoteSQL, Params: [][]byte{[]byte(remote.TidText(ctid))}, Prepare: true})
 	}
 	return w.maybeFlush(ctx)
 }
@@ -143,7 +143,7 @@ func (w *foreignWriter) flush(ctx context.Context) error {
 		for _, row := range rows[:n] {
 			params = append(params, row...)
 		}
-		cmds = append(cmds, remote.Command{SQL: w.insertSQL(n), Params: params})
+		cmds = append(cmds, remote.Command{SQL: w.insertSQL(n), Params: params, Prepare: true})
 		rows = rows[n:]
 	}
 	w.rows, w.cmds, w.bytes = w.rows[:0], nil, 0

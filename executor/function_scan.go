@@ -38,6 +38,9 @@ func newFunctionScan(p *nodes.FunctionScan, ec *ExecContext) (Operator, error) {
 	if p.Func == "postgres_fdw_get_connections" {
 		return &connectionsScan{ec: ec, schema: schemaOf(p.Cols), qual: q}, nil
 	}
+	if p.Func == "pgfed_prepared_xacts" || p.Func == "pgfed_resolve_prepared" {
+		return &preparedScan{plan: p, ec: ec, schema: schemaOf(p.Cols), qual: q}, nil
+	}
 	return &functionScan{plan: p, ec: ec, schema: schemaOf([]nodes.Field{{Name: p.Alias, T: p.T}}), qual: q}, nil
 }
 
@@ -203,4 +206,57 @@ func (c *connectionsScan) list() (arrow.RecordBatch, error) {
 		names[i], valid[i] = ci.Server, ci.Valid
 	}
 	return makeBatch(c.schema, []arrow.Array{arrayOfDatums(types.TextT, names), arrayOfDatums(types.BoolT, valid)}, len(conns)), nil
+}
+
+// preparedScan is pgfed_prepared_xacts(server) and
+// pgfed_resolve_prepared(server): pgfed's prepared transactions on the
+// server, resolved first by the latter.
+type preparedScan struct {
+	plan   *nodes.FunctionScan
+	ec     *ExecContext
+	schema *arrow.Schema
+	done   bool
+	qual   *qual
+}
+
+func (p *preparedScan) ownsQual()                      {}
+func (p *preparedScan) Open(ctx context.Context) error { p.done = false; return nil }
+func (p *preparedScan) Close() error                   { return nil }
+func (p *preparedScan) Next(ctx context.Context) (arrow.RecordBatch, error) {
+	return p.qual.next(func() (arrow.RecordBatch, error) { return p.list(ctx) })
+}
+
+func (p *preparedScan) list(ctx context.Context) (arrow.RecordBatch, error) {
+	if p.done {
+		return nil, io.EOF
+	}
+	p.done = true
+	if p.ec.Remote == nil {
+		return nil, pgerr.Internal("executor: %s without a remote connector", p.plan.Func)
+	}
+	server, err := EvalConst(p.plan.Args[0], p.ec)
+	if err != nil {
+		return nil, err
+	}
+	if server == nil {
+		return nil, io.EOF
+	}
+	xacts, err := p.ec.Remote.Prepared(ctx, server.(string), p.plan.Func == "pgfed_resolve_prepared")
+	if err != nil {
+		return nil, err
+	}
+	if len(xacts) == 0 {
+		return nil, io.EOF
+	}
+	cols := make([][]any, 4)
+	for _, x := range xacts {
+		for i, v := range []string{x.GID, x.DecisionServer, x.Decision, x.Action} {
+			cols[i] = append(cols[i], v)
+		}
+	}
+	arrs := make([]arrow.Array, 4)
+	for i := range arrs {
+		arrs[i] = arrayOfDatums(types.TextT, cols[i])
+	}
+	return makeBatch(p.schema, arrs, len(xacts)), nil
 }

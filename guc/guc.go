@@ -74,9 +74,12 @@ var settingDefs = map[string]settingDef{
 	"debug_parallel_query":            {kind: enumSetting, def: "off", enum: []string{"off", "on", "regress"}},
 	// pgfed.pushdown off keeps all work on foreign tables local, to check
 	// that pushdown changes nothing but speed.
-	"pgfed.pushdown":    {kind: boolSetting, def: "on"},
-	"statement_timeout": {kind: msSetting, def: "0"},
-	"lock_timeout":      {kind: msSetting, def: "0"},
+	"pgfed.pushdown": {kind: boolSetting, def: "on"},
+	// pgfed.two_phase_commit commits a transaction that wrote on several
+	// remote servers atomically (remote/twophase.go).
+	"pgfed.two_phase_commit": {kind: boolSetting, def: "off"},
+	"statement_timeout":      {kind: msSetting, def: "0"},
+	"lock_timeout":           {kind: msSetting, def: "0"},
 	// pgfed finds a cycle of waits when it forms; the setting is accepted
 	// for scripts that set it.
 	"deadlock_timeout": {kind: msSetting, def: "1000"},

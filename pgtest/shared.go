@@ -62,6 +62,7 @@ var sharedCluster struct {
 }
 
 // Shared returns the test binary's shared cluster, starting it on first use.
+// It allows prepared transactions (two-phase commit tests).
 // Tests share it, so each should work in its own database (CreateDatabase)
 // and must not Stop it; RunMain stops it after all tests.
 //
@@ -71,7 +72,7 @@ var sharedCluster struct {
 func Shared(tb testing.TB) *Cluster {
 	tb.Helper()
 	sharedCluster.once.Do(func() {
-		sharedCluster.cluster, sharedCluster.err = Start(context.Background(), Options{})
+		sharedCluster.cluster, sharedCluster.err = Start(context.Background(), Options{MaxPreparedTransactions: 20})
 	})
 	if err := sharedCluster.err; err != nil {
 		if errors.Is(err, ErrNotInstalled) && os.Getenv("CI") == "" {

@@ -294,8 +294,13 @@ func (pc *planCtx) functionSource(rf *pg.RangeFunction) (*source, error) {
 	if fc != nil && strings.ToLower(opName(fc.Funcname)) == "postgres_fdw_get_connections" && len(fc.Args) == 0 {
 		return connectionsSource(rf), nil
 	}
+	if fc != nil {
+		if name := strings.ToLower(opName(fc.Funcname)); name == "pgfed_prepared_xacts" || name == "pgfed_resolve_prepared" {
+			return pc.preparedSource(rf, name, fc)
+		}
+	}
 	if fc == nil || strings.ToLower(opName(fc.Funcname)) != "generate_series" {
-		return nil, pgerr.NotSupported("functions in FROM other than generate_series and postgres_fdw_get_connections")
+		return nil, pgerr.NotSupported("functions in FROM other than generate_series, postgres_fdw_get_connections, pgfed_prepared_xacts and pgfed_resolve_prepared")
 	}
 	ec := &exprCtx{p: pc, clause: "functions in FROM"}
 	args, err := ec.transformList(fc.Args)
@@ -359,6 +364,42 @@ func connectionsSource(rf *pg.RangeFunction) *source {
 			return fs, nil
 		},
 	}
+}
+
+// preparedSource is pgfed_prepared_xacts(server) and
+// pgfed_resolve_prepared(server): pgfed's prepared transactions on a
+// server (remote/twophase.go), listed, or resolved and listed, as rows of
+// (gid, decision_server, decision, action).
+func (pc *planCtx) preparedSource(rf *pg.RangeFunction, name string, fc *pg.FuncCall) (*source, error) {
+	if len(fc.Args) != 1 {
+		return nil, pgerr.New(pgerr.UndefinedFunction, "function %s() takes one argument, the server name", name)
+	}
+	ec := &exprCtx{p: pc, clause: "functions in FROM"}
+	arg, err := ec.transform(fc.Args[0])
+	if err != nil {
+		return nil, err
+	}
+	if arg, err = coerce(arg, types.TextT, types.CastImplicit); err != nil {
+		return nil, err
+	}
+	alias := name
+	if rf.Alias != nil {
+		alias = rf.Alias.Aliasname
+	}
+	fields := []nodes.Field{{Name: "gid", T: types.TextT}, {Name: "decision_server", T: types.TextT},
+		{Name: "decision", T: types.TextT}, {Name: "action", T: types.TextT}}
+	return &source{
+		scope:  newFieldScope(alias, fields),
+		fields: func() []nodes.Field { return fields },
+		finish: func(filter nodes.Expr, targets []nodes.Expr, out []nodes.Field) (nodes.Plan, error) {
+			fs := &nodes.FunctionScan{Func: name, Args: []nodes.Expr{arg}, Cols: fields, Alias: alias}
+			fs.Filter, fs.Targets, fs.Out = filter, targets, out
+			if out == nil {
+				fs.Out = fields
+			}
+			return fs, nil
+		},
+	}, nil
 }
 
 // planValues plans a VALUES list: column types are the common types of

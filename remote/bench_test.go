@@ -29,7 +29,7 @@ func BenchmarkFetchTwoInts(b *testing.B) {
 
 	for _, n := range []int{100, 10000} {
 		b.Run(fmt.Sprintf("cursor/fetch=%d", n), func(b *testing.B) {
-			m := NewManager(nil)
+			m := NewManager(ManagerConfig{})
 			defer m.Close()
 			iterations := 0
 			for b.Loop() {

@@ -48,6 +48,9 @@ type Conn struct {
 	startPending bool
 	changing     bool
 	wrote        bool
+	// xid is the remote transaction's id, once a write under
+	// pgfed.two_phase_commit asked for it.
+	xid string
 	// reused is set when the connection served an earlier transaction
 	// (it may have died while idle).
 	reused bool

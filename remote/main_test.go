@@ -103,7 +103,7 @@ func (db *testDB) terminate(t testing.TB, pid uint32) {
 }
 
 func newManager(t testing.TB) *Manager {
-	m := NewManager(nil)
+	m := NewManager(ManagerConfig{})
 	t.Cleanup(func() { _ = m.Close() })
 	return m
 }

@@ -63,9 +63,7 @@ type Manager struct {
 	// depth is the local transaction's subtransaction level (0 outside
 	// any savepoint).
 	depth int
-	// serializable says whether the local transaction is SERIALIZABLE,
-	// which its remote ones then are too; nil means never.
-	serializable func() bool
+	cfg   ManagerConfig
 	// snapshots are the snapshots the current transaction exported from
 	// primary connections for extra slots to import, by ConnSpec.Key.
 	// An id stays valid while the exporting transaction is open.
@@ -80,11 +78,25 @@ type Manager struct {
 	Trace func(step string)
 }
 
-// NewManager returns an empty connection cache. serializable, when not
-// nil, tells whether the local transaction is SERIALIZABLE.
-func NewManager(serializable func() bool) *Manager {
-	return &Manager{conns: map[connKey]*Conn{}, snapshots: map[string]string{}, serializable: serializable}
+// ManagerConfig is what a Manager asks its session; nil functions mean
+// false and no notices.
+type ManagerConfig struct {
+	// Serializable tells whether the local transaction is SERIALIZABLE
+	// (its remote ones then are too).
+	Serializable func() bool
+	// TwoPhase tells whether a commit of several written servers is two
+	// phase (pgfed.two_phase_commit).
+	TwoPhase func() bool
+	// Notice receives WARNINGs (a prepared transaction left in doubt).
+	Notice func(*pgerr.Error)
 }
+
+// NewManager returns an empty connection cache.
+func NewManager(cfg ManagerConfig) *Manager {
+	return &Manager{conns: map[connKey]*Conn{}, snapshots: map[string]string{}, cfg: cfg}
+}
+
+func (m *Manager) twoPhase() bool { return m.cfg.TwoPhase != nil && m.cfg.TwoPhase() }
 
 // startSQL opens a remote transaction. REPEATABLE READ gives every scan
 // of the local transaction on this connection the same snapshot;
@@ -95,7 +107,7 @@ const (
 )
 
 func (m *Manager) startCommand() string {
-	if m.serializable != nil && m.serializable() {
+	if m.cfg.Serializable != nil && m.cfg.Serializable() {
 		return startSerializableSQL
 	}
 	return startSQL
@@ -183,7 +195,10 @@ func (m *Manager) Conn(ctx context.Context, spec ConnSpec) (*Conn, error) {
 // as its pending first commands; it connects first when needed.
 func (m *Manager) join(ctx context.Context, spec ConnSpec, start ...string) (*Conn, error) {
 	c := m.conns[keyOf(spec)]
-	if c != nil && (c.broken() || !sameConnOptions(c.spec, spec)) {
+	if c != nil && (c.broken() || closedByServer(c.pg.Conn()) || !sameConnOptions(c.spec, spec)) {
+		// Gone while idle (the server restarted, the backend was
+		// terminated): nothing is lost by reconnecting before the
+		// transaction's first command.
 		m.drop(c)
 		c = nil
 	}
@@ -195,7 +210,7 @@ func (m *Manager) join(ctx context.Context, spec ConnSpec, start ...string) (*Co
 			return nil, err
 		}
 	}
-	c.xact, c.started, c.changing, c.wrote = true, false, false, false
+	c.xact, c.started, c.changing, c.wrote, c.xid = true, false, false, false, ""
 	c.xactID++
 	c.depth = 0
 	c.parallel = parallelOptions(spec.Options)

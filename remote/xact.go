@@ -103,8 +103,11 @@ func (m *Manager) EndTransaction(ctx context.Context, commit bool) error {
 	slices.SortStableFunc(used, func(a, b *Conn) int {
 		return cmp.Compare(isPrimary(a), isPrimary(b))
 	})
+	if commit && m.twoPhase() {
+		return m.commitTwoPhase(ctx, used)
+	}
 	if commit {
-		return m.commitAll(ctx, used)
+		return m.commitOnePhase(ctx, used)
 	}
 	m.abortAll(ctx, used)
 	return nil
@@ -151,36 +154,45 @@ func plural(word string, n int) string {
 	return word + "s"
 }
 
-// commitAll commits the transactions of used.
-func (m *Manager) commitAll(ctx context.Context, used []*Conn) error {
+// commitOnePhase commits the transactions of used one-phase. Every
+// connection is taken and checked first, so that a server found gone
+// before anything is sent aborts them all; then COMMIT goes out.
+func (m *Manager) commitOnePhase(ctx context.Context, used []*Conn) error {
+	var ready []*Conn
+	for i, c := range used {
+		ok, err := m.takeForCommit(ctx, c)
+		if err != nil {
+			for _, held := range ready {
+				m.abortHeld(ctx, held)
+			}
+			for _, rest := range used[i+1:] {
+				m.abortOne(ctx, rest, nil)
+			}
+			return err
+		}
+		if ok {
+			ready = append(ready, c)
+		}
+	}
 	var (
 		out      outcome
 		firstErr error
 		inFlight []*trip
 	)
-	fail := func(c *Conn, err error) {
+	fail := func(err error) {
 		if firstErr == nil {
 			firstErr = err
 		}
-		if c != nil {
-			out.add(&out.rolledBack, c.spec.Server)
-		}
 	}
-	for _, c := range used {
-		if firstErr != nil {
-			m.abortOne(ctx, c, nil)
-			out.add(&out.rolledBack, c.spec.Server)
-			continue
-		}
-		t, err := m.startCommit(ctx, c)
+	for _, c := range ready {
 		switch {
-		case err != nil:
-			fail(c, err)
-		case t == nil: // nothing to commit
+		case firstErr != nil:
+			m.abortHeld(ctx, c)
+			out.add(&out.rolledBack, c.spec.Server)
 		case c.parallelCommit():
-			inFlight = append(inFlight, t)
+			inFlight = append(inFlight, m.sendEnd(ctx, c, false, commitSQL))
 		default:
-			m.finishCommit(t, &out, fail)
+			m.finishCommit(m.sendEnd(ctx, c, false, commitSQL), &out, fail)
 		}
 	}
 	for _, t := range inFlight {
@@ -205,26 +217,27 @@ func joinDetail(a, b string) string {
 	return a + "\n" + b
 }
 
-// startCommit takes c for its commit and sends COMMIT; it returns no trip
-// when c's transaction has nothing to commit (it then is ended) and an
-// error when it cannot commit (it then is aborted).
-func (m *Manager) startCommit(ctx context.Context, c *Conn) (*trip, error) {
+// takeForCommit takes c for its commit: ok when it is to be committed
+// (busy held), false when there is nothing to commit (it then is ended),
+// and an error when it cannot commit (it then is aborted).
+func (m *Manager) takeForCommit(ctx context.Context, c *Conn) (bool, error) {
 	if err := c.acquire(ctx); err != nil {
 		m.abortOne(ctx, c, nil)
-		return nil, err
+		return false, err
 	}
 	switch {
-	case c.changing || c.broken():
-		m.endHeld(c)
-		return nil, lostError(c.spec.Server)
 	case !c.started:
 		// Never sent a command: there is no remote transaction.
 		m.endHeld(c)
-		return nil, nil
+		return false, nil
+	case c.changing || c.broken() || closedByServer(c.pg.Conn()):
+		c.changing = true
+		m.endHeld(c)
+		return false, lostError(c.spec.Server)
 	case ctx.Err() != nil:
 		// Too late to commit; pgx would not even send it.
 		m.abortHeld(ctx, c)
-		return nil, contextError(ctx)
+		return false, contextError(ctx)
 	case c.pg.TxStatus() == 'E':
 		// A command failed and the statement went on regardless (a scan
 		// stopped by LIMIT before reading the error): COMMIT would quietly
@@ -232,20 +245,20 @@ func (m *Manager) startCommit(ctx context.Context, c *Conn) (*trip, error) {
 		wrote := c.wrote
 		m.abortHeld(ctx, c)
 		if !wrote {
-			return nil, nil
+			return false, nil
 		}
-		return nil, pgerr.New(pgerr.InFailedSQLTransaction,
+		return false, pgerr.New(pgerr.InFailedSQLTransaction,
 			"could not commit the remote transaction on server \"%s\" because it was aborted", c.spec.Server)
 	}
 	// COMMIT closes the cursors and releases the savepoints that are
 	// still to be closed and released.
 	c.pending, c.startPending = nil, false
-	return c.m.sendEnd(ctx, c, false, commitSQL), nil
+	return true, nil
 }
 
 // finishCommit reads the answer to COMMIT and ends the connection's
 // transaction, recording the outcome.
-func (m *Manager) finishCommit(t *trip, out *outcome, fail func(*Conn, error)) {
+func (m *Manager) finishCommit(t *trip, out *outcome, fail func(error)) {
 	c := t.c
 	err := m.finishEnd(t)
 	var pgErr *pgerr.Error
@@ -255,12 +268,12 @@ func (m *Manager) finishCommit(t *trip, out *outcome, fail func(*Conn, error)) {
 	case !c.broken() && c.pg.TxStatus() == 'I' && errors.As(err, &pgErr) && pgErr.Code != pgerr.QueryCanceled:
 		// The server refused to commit (a deferred constraint, a
 		// serialization failure) and rolled back.
-		fail(nil, err)
+		fail(err)
 		out.add(&out.rolledBack, c.spec.Server)
 	default:
 		// Interrupted or cut off: the server may or may not have
 		// committed.
-		fail(nil, err)
+		fail(err)
 		out.add(&out.unknown, c.spec.Server)
 		c.changing = true
 	}

@@ -358,7 +358,7 @@ func TestServerLostInTransaction(t *testing.T) {
 // A SERIALIZABLE local transaction opens SERIALIZABLE remote ones.
 func TestSerializableRemote(t *testing.T) {
 	a, _ := twoServers(t, nil)
-	m := NewManager(func() bool { return true })
+	m := NewManager(ManagerConfig{Serializable: func() bool { return true }})
 	t.Cleanup(func() { _ = m.Close() })
 	c := a.conn(t, m)
 	rows := queryText(t, c, "SHOW transaction_isolation")
