@@ -48,6 +48,9 @@ type Session struct {
 	savepoints []string
 	snap       *storage.Snapshot
 	queried    bool
+	// chained are the characteristics AND CHAIN gave the transaction,
+	// which outlive its abort (a later AND CHAIN passes them on).
+	chained *blockChars
 	// multi is set while the statements of a multi-statement query run.
 	multi bool
 	// cur is the statement running now.

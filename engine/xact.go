@@ -28,6 +28,9 @@ import (
 
 type blockState uint8
 
+// blockChars are a transaction's isolation level and read-only mode.
+type blockChars struct{ isolation, readOnly string }
+
 const (
 	noBlock blockState = iota
 	implicitBlock
@@ -194,11 +197,17 @@ func (s *Session) begin(ts *pg.TransactionStmt) (*commands.Result, error) {
 	case failedBlock:
 		return nil, errAborted()
 	case inBlock:
+		// PostgreSQL warns, and still applies the options (to the block
+		// in progress).
 		s.warn(pgerr.ActiveSQLTransaction, "there is already a transaction in progress")
+		if err := s.setCharacteristics(ts.Options); err != nil {
+			return nil, err
+		}
 		return &commands.Result{Tag: tag}, nil
 	}
 	s.startTransaction()
 	s.block = inBlock
+	s.chained = nil
 	if err := s.setCharacteristics(ts.Options); err != nil {
 		return nil, err
 	}
@@ -236,6 +245,12 @@ func (s *Session) rollback(ctx context.Context, chain bool) (*commands.Result, e
 // with the same characteristics.
 func (s *Session) endBlock(ctx context.Context, commit, chain bool, tag string) (*commands.Result, error) {
 	isolation, readOnly := s.settings.Get("transaction_isolation"), s.settings.Get("transaction_read_only")
+	if c := s.chained; c != nil && !s.txn.Active() {
+		// PostgreSQL: the abort undid what BEGIN and SET TRANSACTION set,
+		// but not what a chain gave the transaction (those are not SETs).
+		isolation, readOnly = c.isolation, c.readOnly
+	}
+	s.chained = nil
 	s.block = s.afterBlock()
 	err := s.finishTransaction(ctx, commit)
 	if chain {
@@ -243,6 +258,7 @@ func (s *Session) endBlock(ctx context.Context, commit, chain bool, tag string) 
 		s.block = inBlock
 		_ = s.settings.SetLocal("transaction_isolation", isolation)
 		_ = s.settings.SetLocal("transaction_read_only", readOnly)
+		s.chained = &blockChars{isolation, readOnly}
 	}
 	if err != nil {
 		return nil, err
@@ -282,16 +298,22 @@ func (s *Session) setCharacteristics(opts []*pg.Node) error {
 		switch d.Defname {
 		case "transaction_isolation":
 			name, value = "transaction_isolation", strings.ToLower(d.Arg.GetAConst().GetSval().GetSval())
-			if s.queried {
-				return pgerr.New(pgerr.ActiveSQLTransaction, "SET TRANSACTION ISOLATION LEVEL must be called before any query")
+			if err := s.checkIsolationChange(value); err != nil {
+				return err
 			}
 		case "transaction_read_only":
 			name, value = "transaction_read_only", "off"
 			if d.Arg.GetAConst().GetIval().GetIval() != 0 {
 				value = "on"
 			}
-			if s.queried && value == "off" && s.settings.Bool("transaction_read_only") {
-				return pgerr.New(pgerr.ActiveSQLTransaction, "transaction read-write mode must be set before any query")
+			if value == "off" && s.settings.Bool("transaction_read_only") {
+				// PostgreSQL's check_transaction_read_only.
+				if s.txn.Depth() > 0 {
+					return pgerr.New(pgerr.ActiveSQLTransaction, "cannot set transaction read-write mode inside a read-only transaction")
+				}
+				if s.queried {
+					return pgerr.New(pgerr.ActiveSQLTransaction, "transaction read-write mode must be set before any query")
+				}
 			}
 		case "transaction_deferrable":
 			continue
@@ -338,8 +360,10 @@ func (s *Session) transactionSet(st *pg.VariableSetStmt) (*commands.Result, bool
 	case st.IsLocal && s.block == noBlock:
 		s.warn(pgerr.NoActiveSQLTransaction, "SET LOCAL can only be used in transaction blocks")
 		return &commands.Result{Tag: "SET"}, true, nil
-	case strings.EqualFold(st.Name, "transaction_isolation") && st.Kind == pg.VariableSetKind_VAR_SET_VALUE && s.queried:
-		return nil, true, pgerr.New(pgerr.ActiveSQLTransaction, "SET TRANSACTION ISOLATION LEVEL must be called before any query")
+	case strings.EqualFold(st.Name, "transaction_isolation") && st.Kind == pg.VariableSetKind_VAR_SET_VALUE:
+		if err := s.checkIsolationChange(strings.ToLower(setValue(st))); err != nil {
+			return nil, true, err
+		}
 	}
 	return nil, false, nil
 }
@@ -370,4 +394,35 @@ func (s *Session) readOnlyCheck(stmt *pg.Node) error {
 // SERIALIZABLE (their own are then too).
 func (s *Session) serializable() bool {
 	return s.settings.Get("transaction_isolation") == "serializable"
+}
+
+// setValue is the first value of a SET statement, as text.
+func setValue(st *pg.VariableSetStmt) string {
+	if len(st.Args) == 0 {
+		return ""
+	}
+	c := st.Args[0].GetAConst()
+	if c == nil {
+		return ""
+	}
+	if sv := c.GetSval(); sv != nil {
+		return sv.Sval
+	}
+	return ""
+}
+
+// checkIsolationChange is PostgreSQL's check_transaction_isolation: the
+// level may change only before the transaction's first snapshot, and
+// not in a subtransaction; setting it to what it is is always fine.
+func (s *Session) checkIsolationChange(value string) error {
+	if value == s.settings.Get("transaction_isolation") || !s.txn.Active() {
+		return nil
+	}
+	if s.queried {
+		return pgerr.New(pgerr.ActiveSQLTransaction, "SET TRANSACTION ISOLATION LEVEL must be called before any query")
+	}
+	if s.txn.Depth() > 0 {
+		return pgerr.New(pgerr.ActiveSQLTransaction, "SET TRANSACTION ISOLATION LEVEL must not be called in a subtransaction")
+	}
+	return nil
 }
