@@ -38,6 +38,15 @@
 // commit. UPDATE and DELETE consume their child's rows and find the old
 // rows by their identity (ctid, tableoid).
 //
+// Rows of foreign tables go to their servers instead, into the remote
+// transaction (which the remote package commits with the local one): a
+// foreignWriter per table buffers INSERTs (batch_size rows each) and
+// UPDATEs and DELETEs by remote ctid, and sends them in pipelines of about
+// pipelineRows rows, one round trip each, flushed before ModifyTable or
+// COPY returns. A ForeignModify in ModifyTable's child ships a whole
+// UPDATE or DELETE; it reports its count and RETURNING rows to the
+// statement (ExecContext) and gives its parent a batch without columns.
+//
 // # Batch ownership
 //
 // Next transfers ownership of the returned batch to the caller, who must

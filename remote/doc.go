@@ -50,6 +50,15 @@
 //     read. A connection whose transaction state a failed command left
 //     unknown is "lost" for the rest of the transaction and closed at
 //     its end.
+//   - Writes (modify.go): Conn.ExecAll runs data-changing commands in one
+//     round trip, prepared once per connection, and marks the connection
+//     written, which makes its commit matter and sends later reads to the
+//     primary slot. deparse_dml.go writes postgres_fdw's INSERT, UPDATE
+//     and DELETE by ctid, shipped UPDATE/DELETE, and TRUNCATE.
+//   - pgfed.two_phase_commit (twophase.go): a commit of two or more
+//     written servers prepares all but one, commits that one as the
+//     decision, then commits the prepared ones; Resolve finds and settles
+//     pgfed's prepared transactions by asking the decision server.
 //   - ValidateOption is the one validator of server, user mapping, table
 //     and column options, driven by the connection code's own list of
 //     libpq keywords, with postgres_fdw's messages. A connection found broken is
