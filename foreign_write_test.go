@@ -365,3 +365,33 @@ func TestForeignWritesInTransactions(t *testing.T) {
 	}
 	wantRows(t, "after the failed multi-statement query", remoteRows(t, remote, "SELECT a FROM w ORDER BY a"), "1", "3")
 }
+
+// Reading and writing one foreign table in one statement: the scan's
+// cursor keeps its snapshot, so the rows inserted are not read again.
+func TestForeignInsertSelectSameTable(t *testing.T) {
+	s, remote := writeDB(t, "batch_size '7'")
+	mustExec(t, s, "INSERT INTO fw SELECT g, 'r', 1 FROM generate_series(1, 300) g")
+	if tag, err := s.Exec(context.Background(), "INSERT INTO fw SELECT a + 1000, b, c FROM fw"); err != nil || tag != "INSERT 0 300" {
+		t.Fatalf("INSERT SELECT: %q %v", tag, err)
+	}
+	wantRows(t, "remote", remoteRows(t, remote, "SELECT count(*), max(a) FROM w"), "600|1300")
+}
+
+// UPDATE and DELETE of async-capable foreign partitions on one server,
+// shipped and row by row.
+func TestForeignWritesAsyncPartitions(t *testing.T) {
+	s := asyncSetup(t)
+	ctx := context.Background()
+	for _, pushdown := range []string{"on", "off"} {
+		mustExec(t, s, "SET pgfed.pushdown = "+pushdown)
+		if tag, err := s.Exec(ctx, "UPDATE ap SET v = v + 100 WHERE k % 500 = 0"); err != nil || tag != "UPDATE 8" {
+			t.Fatalf("pushdown %s: UPDATE: %q %v", pushdown, tag, err)
+		}
+	}
+	wantRows(t, "updated", textRows(t, s, "SELECT count(*) FROM ap WHERE v >= 200"), "8")
+	mustExec(t, s, "SET pgfed.pushdown = off")
+	if tag, err := s.Exec(ctx, "DELETE FROM ap WHERE v >= 200"); err != nil || tag != "DELETE 8" {
+		t.Fatalf("DELETE: %q %v", tag, err)
+	}
+	wantRows(t, "left", textRows(t, s, "SELECT count(*) FROM ap"), "3992")
+}
