@@ -88,6 +88,18 @@ func kill(t *testing.T, remote *pgx.Conn, pid uint32) {
 	}
 }
 
+// slowCommits makes the COMMIT of a transaction that inserted into t on
+// remote's server wait 30 s, in a deferred trigger.
+func slowCommits(t *testing.T, remote *pgx.Conn) {
+	t.Helper()
+	_, err := remote.Exec(context.Background(), `CREATE FUNCTION slow() RETURNS trigger LANGUAGE plpgsql AS $$
+		BEGIN PERFORM pg_sleep(30); RETURN NULL; END $$;
+		CREATE CONSTRAINT TRIGGER slow AFTER INSERT ON t DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION slow()`)
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
 // waitRunning waits until a query of another session containing word
 // runs on remote's server.
 func waitRunning(t *testing.T, remote *pgx.Conn, word string) {
@@ -167,11 +179,7 @@ func TestRemoteFaults(t *testing.T) {
 		// killed while it waits. sb, committed in parallel, keeps its row,
 		// and the error's DETAIL says so.
 		s, ra, rb := twoWriteServers(t, "parallel_commit 'true'")
-		if _, err := ra.Exec(ctx, `CREATE FUNCTION slow() RETURNS trigger LANGUAGE plpgsql AS $$
-			BEGIN PERFORM pg_sleep(30); RETURN NULL; END $$;
-			CREATE CONSTRAINT TRIGGER slow AFTER INSERT ON t DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION slow()`); err != nil {
-			t.Fatal(err)
-		}
+		slowCommits(t, ra)
 		mustExec(t, s, "BEGIN")
 		mustExec(t, s, "INSERT INTO fa VALUES (1)")
 		mustExec(t, s, "INSERT INTO fb VALUES (1)")
@@ -199,11 +207,7 @@ func TestRemoteFaults(t *testing.T) {
 		// As in PostgreSQL: the COMMIT is cancelled (remotely too), the
 		// transaction rolls back everywhere, the session goes on.
 		s, ra, rb := twoWriteServers(t, "")
-		if _, err := ra.Exec(ctx, `CREATE FUNCTION slow() RETURNS trigger LANGUAGE plpgsql AS $$
-			BEGIN PERFORM pg_sleep(30); RETURN NULL; END $$;
-			CREATE CONSTRAINT TRIGGER slow AFTER INSERT ON t DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION slow()`); err != nil {
-			t.Fatal(err)
-		}
+		slowCommits(t, ra)
 		// sa commits first (no parallel_commit): sb is never committed.
 		mustExec(t, s, "BEGIN")
 		mustExec(t, s, "INSERT INTO fa VALUES (1)")

@@ -71,7 +71,7 @@ func remoteRows(t *testing.T, remote *pgx.Conn, query string) []string {
 func pgfedStatements(t *testing.T, remote *pgx.Conn) []string {
 	t.Helper()
 	ctx := context.Background()
-	var pids []int32
+	var pids []uint32
 	rows, err := remote.Query(ctx, "SELECT pid FROM pg_stat_activity WHERE application_name = 'pgfed' AND datname = current_database()")
 	if err != nil {
 		t.Fatal(err)
@@ -81,28 +81,12 @@ func pgfedStatements(t *testing.T, remote *pgx.Conn) []string {
 		if err := rows.Scan(&pid); err != nil {
 			t.Fatal(err)
 		}
-		pids = append(pids, pid)
+		pids = append(pids, uint32(pid))
 	}
 	rows.Close()
-	data, err := os.ReadFile(pgtest.Shared(t).LogPath())
+	out, err := pgtest.Shared(t).Statements(pids...)
 	if err != nil {
 		t.Fatal(err)
-	}
-	var out []string
-	for _, line := range strings.Split(string(data), "\n") {
-		for _, pid := range pids {
-			_, rest, ok := strings.Cut(line, fmt.Sprintf("[%d] LOG:  ", pid))
-			if !ok {
-				continue
-			}
-			if s, ok := strings.CutPrefix(rest, "statement: "); ok {
-				out = append(out, s)
-			} else if s, ok := strings.CutPrefix(rest, "execute "); ok {
-				if _, s, ok := strings.Cut(s, ": "); ok {
-					out = append(out, s)
-				}
-			}
-		}
 	}
 	var kept []string
 	for _, s := range out {

@@ -501,3 +501,35 @@ func traversableByAll(dir string) bool {
 }
 
 func bytesTrim(b []byte) string { return strings.TrimSpace(string(b)) }
+
+// Statements returns the statements the server logged for the backends
+// pids, in order, when log_statement = 'all' was in effect for them: the
+// simple protocol's "statement: ..." and the extended protocol's
+// "execute <name>: ..." lines, without their prefixes.
+func (c *Cluster) Statements(pids ...uint32) ([]string, error) {
+	data, err := os.ReadFile(c.LogPath())
+	if err != nil {
+		return nil, err
+	}
+	tags := make([]string, len(pids))
+	for i, pid := range pids {
+		tags[i] = fmt.Sprintf("[%d] LOG:  ", pid)
+	}
+	var out []string
+	for _, line := range strings.Split(string(data), "\n") {
+		for _, tag := range tags {
+			_, rest, ok := strings.Cut(line, tag)
+			if !ok {
+				continue
+			}
+			if s, ok := strings.CutPrefix(rest, "statement: "); ok {
+				out = append(out, s)
+			} else if s, ok := strings.CutPrefix(rest, "execute "); ok {
+				if _, s, ok := strings.Cut(s, ": "); ok {
+					out = append(out, s)
+				}
+			}
+		}
+	}
+	return out, nil
+}

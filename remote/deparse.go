@@ -119,21 +119,8 @@ func (s *Select) SQL() (string, error) {
 		}
 	}
 	p.WriteString(" FROM ")
-	if s.Schema != "" {
-		p.WriteString(QuoteIdent(s.Schema))
-		p.WriteByte('.')
-	}
-	p.WriteString(QuoteIdent(s.Table))
-	for i, w := range s.Where {
-		if i == 0 {
-			p.WriteString(" WHERE ")
-		} else {
-			p.WriteString(" AND ")
-		}
-		p.WriteByte('(')
-		p.expr(w)
-		p.WriteByte(')')
-	}
+	p.WriteString(Relation{Schema: s.Schema, Table: s.Table}.sql())
+	p.where(s.Where)
 	for i := range s.GroupBy {
 		if i == 0 {
 			p.WriteString(" GROUP BY ")
@@ -411,6 +398,20 @@ func (p *printer) expr(e nodes.Expr) {
 			p.WriteString("LEAST(")
 		}
 		p.exprList(x.Args, ", ")
+		p.WriteByte(')')
+	}
+}
+
+// where prints conjuncts as postgres_fdw does: " WHERE (c1) AND (c2)".
+func (p *printer) where(conds []nodes.Expr) {
+	for i, w := range conds {
+		if i == 0 {
+			p.WriteString(" WHERE ")
+		} else {
+			p.WriteString(" AND ")
+		}
+		p.WriteByte('(')
+		p.expr(w)
 		p.WriteByte(')')
 	}
 }

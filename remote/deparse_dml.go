@@ -131,19 +131,8 @@ func (d *DirectModify) SQL() (string, error) {
 		p.WriteString("DELETE FROM ")
 		p.WriteString(d.Rel.sql())
 	}
-	for i, w := range d.Where {
-		if i == 0 {
-			p.WriteString(" WHERE ")
-		} else {
-			p.WriteString(" AND ")
-		}
-		p.WriteByte('(')
-		p.expr(w)
-		p.WriteByte(')')
-	}
-	var b strings.Builder
-	writeReturning(&b, d.Returning)
-	p.WriteString(b.String())
+	p.where(d.Where)
+	writeReturning(&p.Builder, d.Returning)
 	return p.result()
 }
 

@@ -3,7 +3,6 @@ package remote
 import (
 	"context"
 	"fmt"
-	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -262,26 +261,9 @@ func wantError(t testing.TB, err error, code, message string) *pgerr.Error {
 // order (the test database logs every statement).
 func (db *testDB) remoteLog(t testing.TB, pid uint32) []string {
 	t.Helper()
-	data, err := os.ReadFile(db.cluster.LogPath())
+	out, err := db.cluster.Statements(pid)
 	if err != nil {
 		t.Fatal(err)
-	}
-	var out []string
-	tag := fmt.Sprintf("[%d] LOG:  ", pid)
-	for _, line := range strings.Split(string(data), "\n") {
-		_, rest, ok := strings.Cut(line, tag)
-		if !ok {
-			continue
-		}
-		if s, ok := strings.CutPrefix(rest, "statement: "); ok {
-			out = append(out, s)
-		} else if s, ok := strings.CutPrefix(rest, "execute "); ok {
-			// "execute <unnamed>: ..." or a prepared FETCH's
-			// "execute pgfed_fetch_1: ..."
-			if _, s, ok := strings.Cut(s, ": "); ok {
-				out = append(out, s)
-			}
-		}
 	}
 	return out
 }
