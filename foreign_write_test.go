@@ -379,3 +379,30 @@ func TestForeignWritesAsyncPartitions(t *testing.T) {
 	}
 	wantRows(t, "left", textRows(t, s, "SELECT count(*) FROM ap"), "3992")
 }
+
+// Rows go in pipelines of a bounded size, also out of one large batch:
+// a round trip per 4,096 rows, or per MiB of values.
+func TestForeignInsertPipelines(t *testing.T) {
+	s, remote := writeDB(t, "")
+	trips := func() int64 {
+		var n int64
+		for _, c := range s.RemoteConnections() {
+			n += c.RoundTrips
+		}
+		return n
+	}
+	mustExec(t, s, "INSERT INTO fw VALUES (0)") // connect
+	before := trips()
+	mustExec(t, s, "INSERT INTO fw SELECT g FROM generate_series(1, 10000) g")
+	// 4096 + 4096 + 1808 rows, then COMMIT.
+	if got := trips() - before; got != 4 {
+		t.Errorf("10,000 rows at batch_size 1: %d round trips, want 4", got)
+	}
+	before = trips()
+	mustExec(t, s, "INSERT INTO fw SELECT g, repeat('x', 300000) FROM generate_series(10001, 10010) g")
+	// 300 kB a row: a MiB every 4 rows (4, 4, 2), then COMMIT.
+	if got := trips() - before; got != 4 {
+		t.Errorf("10 rows of 300 kB: %d round trips, want 4", got)
+	}
+	wantRows(t, "remote", remoteRows(t, remote, "SELECT count(*), sum(length(b)) FROM w"), "10011|3000000")
+}

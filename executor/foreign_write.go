@@ -24,9 +24,10 @@ import (
 )
 
 // pipelineRows and pipelineBytes bound what a writer buffers before
-// sending: one round trip per so many rows (or parameter bytes).
+// sending, also within one incoming batch: one round trip per so many
+// rows or parameter bytes, whichever comes first.
 const (
-	pipelineRows  = 1000
+	pipelineRows  = 4096
 	pipelineBytes = 1 << 20
 )
 
@@ -82,8 +83,11 @@ func (w *foreignWriter) insert(ctx context.Context, b arrow.RecordBatch) error {
 			row[c] = w.param(b.Column(c), t, r)
 		}
 		w.rows = append(w.rows, row)
+		if err := w.maybeFlush(ctx); err != nil {
+			return err
+		}
 	}
-	return w.maybeFlush(ctx)
+	return nil
 }
 
 // param renders value r of a as a text parameter (nil = NULL).
@@ -111,8 +115,11 @@ func (w *foreignWriter) update(ctx context.Context, ctids []int64, values arrow.
 			params = append(params, w.param(values.Column(c), t, from+i))
 		}
 		w.cmds = append(w.cmds, remote.Command{SQL: w.plan.RemoteSQL, Params: params, Prepare: true})
+		if err := w.maybeFlush(ctx); err != nil {
+			return err
+		}
 	}
-	return w.maybeFlush(ctx)
+	return nil
 }
 
 // remove buffers the DELETE of the rows whose remote ctids are ctids.
@@ -122,22 +129,31 @@ func (w *foreignWriter) remove(ctx context.Context, ctids []int64) error {
 	}
 	for _, ctid := range ctids {
 		w.cmds = append(w.cmds, remote.Command{SQL: w.plan.RemoteSQL, Params: [][]byte{[]byte(remote.TidText(ctid))}, Prepare: true})
+		if err := w.maybeFlush(ctx); err != nil {
+			return err
+		}
 	}
-	return w.maybeFlush(ctx)
+	return nil
 }
 
+// maybeFlush sends what is buffered once it reaches a pipeline's bound.
 func (w *foreignWriter) maybeFlush(ctx context.Context) error {
-	if len(w.rows)+len(w.cmds) >= pipelineRows || w.bytes >= pipelineBytes {
-		return w.flush(ctx)
+	if len(w.rows)+len(w.cmds) >= max(pipelineRows, w.plan.BatchSize) || w.bytes >= pipelineBytes {
+		return w.send(ctx, false)
 	}
 	return nil
 }
 
 // flush sends everything buffered, in one round trip.
-func (w *foreignWriter) flush(ctx context.Context) error {
+func (w *foreignWriter) flush(ctx context.Context) error { return w.send(ctx, true) }
+
+// send sends the buffered commands and INSERTs of BatchSize rows (with
+// all, the rest too, in a shorter INSERT), in one round trip.
+func (w *foreignWriter) send(ctx context.Context, all bool) error {
 	cmds := w.cmds
 	k := max(w.plan.BatchSize, 1)
-	for rows := w.rows; len(rows) > 0; {
+	rows := w.rows
+	for len(rows) >= k || all && len(rows) > 0 {
 		n := min(k, len(rows))
 		var params [][]byte
 		for _, row := range rows[:n] {
@@ -146,7 +162,12 @@ func (w *foreignWriter) flush(ctx context.Context) error {
 		cmds = append(cmds, remote.Command{SQL: w.insertSQL(n), Params: params, Prepare: true})
 		rows = rows[n:]
 	}
-	w.rows, w.cmds, w.bytes = w.rows[:0], nil, 0
+	w.rows, w.cmds, w.bytes = append(w.rows[:0], rows...), nil, 0
+	for _, row := range w.rows {
+		for _, p := range row {
+			w.bytes += len(p)
+		}
+	}
 	if len(cmds) == 0 {
 		return nil
 	}
@@ -160,15 +181,15 @@ func (w *foreignWriter) flush(ctx context.Context) error {
 		}
 		w.conn = c
 	}
-	rows, affected, err := w.conn.ExecAll(ctx, cmds)
+	returned, affected, err := w.conn.ExecAll(ctx, cmds)
 	if err != nil {
 		return err
 	}
 	w.affected(affected)
-	if len(rows) == 0 || w.returned == nil {
+	if len(returned) == 0 || w.returned == nil {
 		return nil
 	}
-	b, err := returnedRows(w.plan.Table.ArrowSchema(), w.cols, w.plan.Returning, rows)
+	b, err := returnedRows(w.plan.Table.ArrowSchema(), w.cols, w.plan.Returning, returned)
 	if err != nil {
 		return err
 	}

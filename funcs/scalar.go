@@ -83,6 +83,7 @@ func init() {
 		immutable("ltrim", same(trimImpl(strings.TrimLeft)), sig(txt, txt), sig(txt, txt, txt)),
 		immutable("rtrim", same(trimImpl(strings.TrimRight)), sig(txt, txt), sig(txt, txt, txt)),
 		immutable("replace", same(replaceImpl), sig(txt, txt, txt, txt)),
+		immutable("repeat", same(repeatImpl), sig(txt, txt, i4)),
 		immutable("like_escape", same(func(a []any) (any, error) { return LikeEscape(a[0].(string), a[1].(string)) }), sig(txt, txt, txt)),
 		// date_trunc, extract and date_part of timestamptz read TimeZone.
 		immutable("date_trunc", bindDateTrunc, sig(ts, txt, ts), stable(sig(tstz, txt, tstz))),
@@ -249,6 +250,22 @@ func trimImpl(trim func(s, cutset string) string) Impl {
 		}
 		return trim(a[0].(string), chars), nil
 	}
+}
+
+// maxTextBytes is PostgreSQL's largest field (MaxAllocSize, 1 GB - 1).
+const maxTextBytes = 1<<30 - 1
+
+// repeatImpl is repeat(text, n): n copies, none for n <= 0, and
+// PostgreSQL's 54000 past its largest value.
+func repeatImpl(a []any) (any, error) {
+	s, n := a[0].(string), a[1].(int64)
+	if n <= 0 || s == "" {
+		return "", nil
+	}
+	if int64(len(s)) > maxTextBytes/n {
+		return nil, pgerr.New(pgerr.ProgramLimitExceeded, "requested length too large")
+	}
+	return strings.Repeat(s, int(n)), nil
 }
 
 func replaceImpl(a []any) (any, error) {

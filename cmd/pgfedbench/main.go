@@ -72,6 +72,15 @@
 // table, default 1000000) and -latency LIST (one-way latencies, default
 // 0,1ms).
 //
+// -suite xact runs the xact suite, remote transactions (savepoints,
+// COMMIT and ABORT with parallel_commit and parallel_abort off and on) and
+// batch INSERTs into foreign tables, in pgfed and in PostgreSQL 15 with
+// postgres_fdw over the async suite's servers (see xact.go), with the
+// flags -latency, -runs, -only (seed, commit2, commit4, batch, local),
+// -json and -pgshared, and its own -xactrows N (rows of the batch INSERT,
+// default 100000) and -xactinserts N (single-row INSERTs of the local
+// transaction, default 1000).
+//
 // -suite parallel runs the parallel suite, Gather and Gather Merge over
 // a parallel scan of t at 0, 1 and 2 workers, in pgfed and in PostgreSQL
 // 15 with the same worker counts (see parallel.go), with the flags -rows,
@@ -107,9 +116,10 @@ type options struct {
 	pgShared   string
 	cpuProfile string
 	sequential bool
-	suite      string        // suiteLocal, suiteRemote, suiteAsync or suiteParallel
+	suite      string        // suiteLocal, suiteRemote, suiteAsync, suiteXact or suiteParallel
 	remote     remoteOptions // the remote suite's flags
-	async      asyncOptions  // the async suite's flags
+	async      asyncOptions  // the async suite's flags (-latency is the xact suite's too)
+	xact       xactOptions   // the xact suite's flags
 }
 
 func main() {
@@ -140,6 +150,8 @@ func benchMain(args []string) int {
 		return suiteMain(ctx, opts, runRemote, writeRemoteJSON, writeRemoteTable, func(r *remoteReport) int { return len(r.Errors) })
 	case suiteAsync:
 		return suiteMain(ctx, opts, runAsync, writeAsyncJSON, writeAsyncTable, func(r *asyncReport) int { return len(r.Errors) })
+	case suiteXact:
+		return suiteMain(ctx, opts, runXact, writeXactJSON, writeXactTable, func(r *xactReport) int { return len(r.Errors) })
 	case suiteParallel:
 		return suiteMain(ctx, opts, runParallel, writeParallelJSON, writeParallelTable, func(r *parallelReport) int { return len(r.Errors) })
 	}
@@ -158,9 +170,10 @@ func parseFlags(args []string) (options, error) {
 	fs.StringVar(&opts.pgShared, "pgshared", "2GB", "shared_buffers of the throwaway cluster")
 	fs.BoolVar(&opts.sequential, "sequential", false, "make b = i (ascending) instead of a permutation of i")
 	fs.StringVar(&opts.cpuProfile, "cpuprofile", "", "write a CPU profile of pgfed per workload to `prefix`.NAME.pprof")
-	fs.StringVar(&opts.suite, "suite", suiteLocal, "benchmark suite: local (pgfed's own tables), remote (foreign tables vs postgres_fdw), async (async Append at injected latency) or parallel (Gather at 0, 1 and 2 workers)")
+	fs.StringVar(&opts.suite, "suite", suiteLocal, "benchmark suite: local (pgfed's own tables), remote (foreign tables vs postgres_fdw), async (async Append at injected latency), xact (remote transactions and batch INSERTs at injected latency) or parallel (Gather at 0, 1 and 2 workers)")
 	addRemoteFlags(fs, &opts.remote)
 	addAsyncFlags(fs, &opts.async)
+	addXactFlags(fs, &opts.xact)
 	if err := fs.Parse(args); err != nil {
 		return opts, err
 	}
@@ -185,8 +198,12 @@ func parseFlags(args []string) (options, error) {
 		if err := opts.async.check(opts); err != nil {
 			return opts, err
 		}
+	case suiteXact:
+		if err := opts.xact.check(opts); err != nil {
+			return opts, err
+		}
 	default:
-		return opts, fmt.Errorf("-suite must be %s, %s, %s or %s", suiteLocal, suiteRemote, suiteAsync, suiteParallel)
+		return opts, fmt.Errorf("-suite must be %s, %s, %s, %s or %s", suiteLocal, suiteRemote, suiteAsync, suiteXact, suiteParallel)
 	}
 	re, err := regexp.Compile(*only)
 	if err != nil {
@@ -196,9 +213,9 @@ func parseFlags(args []string) (options, error) {
 	return opts, nil
 }
 
-// suiteMain runs a suite (remote, async, parallel) and prints its report
-// as JSON or a table; it returns the exit status, as benchMain does: 130
-// when interrupted, 1 on an error or when a workload failed.
+// suiteMain runs a suite (remote, async, xact, parallel) and prints its
+// report as JSON or a table; it returns the exit status, as benchMain
+// does: 130 when interrupted, 1 on an error or when a workload failed.
 func suiteMain[R any](ctx context.Context, opts options,
 	run func(context.Context, options, io.Writer) (R, error),
 	writeJSON, writeTable func(io.Writer, R) error,
