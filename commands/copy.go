@@ -22,6 +22,7 @@ import (
 	"github.com/pgfed/pgfed/executor"
 	"github.com/pgfed/pgfed/nodes"
 	"github.com/pgfed/pgfed/pgerr"
+	"github.com/pgfed/pgfed/planner"
 	"github.com/pgfed/pgfed/storage"
 	"github.com/pgfed/pgfed/types"
 )
@@ -568,7 +569,7 @@ func copyTo(ctx context.Context, env *Env, st *pg.CopyStmt, o copyOptions) (*Res
 		for i, c := range cols {
 			names[i] = quoteIdent(t.Columns[c].Name)
 		}
-		tree, err := pg.Parse(fmt.Sprintf("SELECT %s FROM %s.%s", strings.Join(names, ", "), quoteIdent(t.Schema), quoteIdent(t.Name)))
+		tree, err := planner.Parse(fmt.Sprintf("SELECT %s FROM %s.%s", strings.Join(names, ", "), quoteIdent(t.Schema), quoteIdent(t.Name)))
 		if err != nil {
 			return nil, pgerr.Internal("COPY: %v", err)
 		}

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"strings"
 
-	pg "github.com/pganalyze/pg_query_go/v6"
 	"github.com/pgfed/pgfed/pgerr"
+	"github.com/pgfed/pgfed/planner"
 	"github.com/pgfed/pgfed/storage"
 	"github.com/pgfed/pgfed/types"
 )
@@ -81,7 +81,7 @@ func ListRelations(env *Env) ([]RelationInfo, error) {
 
 // DescribeRelation describes one relation, as \d NAME does.
 func DescribeRelation(env *Env, name string) (*RelationDesc, error) {
-	tree, err := pg.Parse("SELECT * FROM " + name)
+	tree, err := planner.Parse("SELECT * FROM " + name)
 	if err != nil {
 		return nil, pgerr.New(pgerr.UndefinedTable, "Did not find any relation named %q.", name)
 	}

@@ -132,7 +132,7 @@ func ImportForeignSchema(ctx context.Context, env *Env, st *pg.ImportForeignSche
 
 // importType maps a remote format_type() spelling to a pgfed type.
 func importType(formatted string) (types.T, bool) {
-	tree, err := pg.Parse(fmt.Sprintf("SELECT NULL::%s", formatted))
+	tree, err := planner.Parse(fmt.Sprintf("SELECT NULL::%s", formatted))
 	if err != nil {
 		return types.T{}, false
 	}

@@ -14,7 +14,6 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	pg "github.com/pganalyze/pg_query_go/v6"
-	"github.com/pganalyze/pg_query_go/v6/parser"
 	"github.com/pgfed/pgfed/commands"
 	"github.com/pgfed/pgfed/executor"
 	"github.com/pgfed/pgfed/guc"
@@ -203,20 +202,8 @@ func (s *Session) Query(ctx context.Context, sql string) (*Portal, error) {
 	return nil, pgerr.New(pgerr.SyntaxError, "cannot run several statements in one Query; use Exec")
 }
 
-// parse parses sql, turning parser errors into PostgreSQL's syntax errors
-// with the cursor position in characters.
-func parse(sql string) (*pg.ParseResult, error) {
-	tree, err := pg.Parse(sql)
-	if err != nil {
-		pe := &pgerr.Error{Code: pgerr.SyntaxError, Message: err.Error()}
-		if perr, ok := err.(*parser.Error); ok {
-			// libpg_query's cursor already counts characters, as PostgreSQL's.
-			pe.Position = perr.Cursorpos
-		}
-		return nil, pe
-	}
-	return tree, nil
-}
+// parse parses sql (planner.Parse: bounded, with PostgreSQL's errors).
+func parse(sql string) (*pg.ParseResult, error) { return planner.Parse(sql) }
 
 func stmtText(sql string, raw *pg.RawStmt) string {
 	start := int(raw.StmtLocation)

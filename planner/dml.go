@@ -222,7 +222,7 @@ func (pc *planCtx) defaultExpr(t *storage.Table, c int) (nodes.Expr, error) {
 	if col.Default == "" {
 		return &nodes.Const{T: col.Type}, nil
 	}
-	tree, err := pg.Parse("SELECT " + col.Default)
+	tree, err := Parse("SELECT " + col.Default)
 	if err != nil {
 		return nil, pgerr.Internal("bad stored default %q: %v", col.Default, err)
 	}

@@ -64,4 +64,9 @@ if ! command -v gcc >/dev/null && ! command -v cc >/dev/null; then
 	apt_install gcc
 fi
 
-exec go test -race -count=1 -timeout 20m ./... "$@"
+go test -race -count=1 -timeout 20m ./... "$@"
+if [[ $# -eq 0 ]]; then
+	# A short fuzzing run over the public API (fuzz_test.go says how to
+	# run it at length).
+	go test -run '^$' -fuzz '^FuzzStatements$' -fuzztime 20s .
+fi
