@@ -153,7 +153,7 @@ func exprDepth(sql string) int {
 
 // skipQuoted returns the index after the string or identifier quoted by
 // q that starts at i (a doubled quote stays inside; a backslash escapes
-// in an E'' string).
+// in an E” string).
 func skipQuoted(sql string, i int, q byte) int {
 	escapes := q == '\'' && i > 0 && (sql[i-1] == 'E' || sql[i-1] == 'e')
 	for i++; i < len(sql); i++ {
