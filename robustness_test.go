@@ -5,6 +5,7 @@ package pgfed_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -41,3 +42,17 @@ func TestDeepExpressions(t *testing.T) {
 	}
 	wantRows(t, "after", textRows(t, s, "SELECT 1"), "1")
 }
+
+// A pathological LIKE and an IN list of 100,000 constants run in linear
+// time (they took minutes and gigabytes): done well within the timeout.
+func TestLinearLikeAndInList(t *testing.T) {
+	s := openTest(t)
+	mustExec(t, s, "SET statement_timeout = '20s'")
+	wantRows(t, "LIKE", textRows(t, s, "SELECT repeat('a', 40) LIKE '"+strings.Repeat("%a", 20)+"%ab'"), "f")
+	list := make([]string, 100000)
+	for i := range list {
+		list[i] = fmt.Sprint(i * 2)
+	}
+	wantRows(t, "IN", textRows(t, s, "SELECT count(*) FROM generate_series(1, 2000) g WHERE g IN ("+strings.Join(list, ",")+")"), "1000")
+}
+

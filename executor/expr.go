@@ -115,27 +115,7 @@ func compileNode(e nodes.Expr, ec *ExecContext) (evaluator, error) {
 			return distinct != x.Not, nil
 		})
 	case *nodes.InList:
-		exprs := append([]nodes.Expr{x.Arg}, x.List...)
-		t := x.Arg.Type()
-		return compileRowwise(exprs, types.BoolT, false, ec, func(a []any) (any, error) {
-			if a[0] == nil {
-				return nil, nil
-			}
-			sawNull := false
-			for _, v := range a[1:] {
-				if v == nil {
-					sawNull = true
-					continue
-				}
-				if types.Compare(t, a[0], v) == 0 {
-					return !x.Not, nil
-				}
-			}
-			if sawNull {
-				return nil, nil
-			}
-			return x.Not, nil
-		})
+		return compileInList(x, ec)
 	case *nodes.NullIfExpr:
 		t := x.Left.Type()
 		return compileRowwise([]nodes.Expr{x.Left, x.Right}, x.T, false, ec, func(a []any) (any, error) {
@@ -553,4 +533,77 @@ rows:
 		appendDatum(bld, r.t, d)
 	}
 	return bld.NewArray(), nil
+}
+
+// hashedInList is the size from which a list of constants is looked up in
+// a hash set built once, instead of compared value by value per row
+// (PostgreSQL hashes from 9: MIN_ARRAY_SIZE_FOR_HASHED_SAOP).
+const hashedInList = 9
+
+// compileInList compiles x IN (list) and NOT IN: the SQL semantics of a
+// NULL argument or a NULL in the list, and = ANY's equality.
+func compileInList(x *nodes.InList, ec *ExecContext) (evaluator, error) {
+	t := x.Arg.Type()
+	if set, hasNull, ok := constSet(x.List, t); ok && len(x.List) >= hashedInList {
+		var buf []byte
+		return compileRowwise([]nodes.Expr{x.Arg}, types.BoolT, true, ec, func(a []any) (any, error) {
+			buf = datumKey(buf[:0], t, a[0])
+			if _, found := set[string(buf)]; found {
+				return !x.Not, nil
+			}
+			if hasNull {
+				return nil, nil
+			}
+			return x.Not, nil
+		})
+	}
+	exprs := append([]nodes.Expr{x.Arg}, x.List...)
+	return compileRowwise(exprs, types.BoolT, false, ec, func(a []any) (any, error) {
+		if a[0] == nil {
+			return nil, nil
+		}
+		sawNull := false
+		for _, v := range a[1:] {
+			if v == nil {
+				sawNull = true
+				continue
+			}
+			if types.Compare(t, a[0], v) == 0 {
+				return !x.Not, nil
+			}
+		}
+		if sawNull {
+			return nil, nil
+		}
+		return x.Not, nil
+	})
+}
+
+// constSet is the set of the constants of list (of type t), keyed as
+// datumKey keys them; ok is false when an element is not a constant.
+func constSet(list []nodes.Expr, t types.T) (set map[string]struct{}, hasNull, ok bool) {
+	set = make(map[string]struct{}, len(list))
+	for _, e := range list {
+		c, isConst := e.(*nodes.Const)
+		if !isConst || c.T != t && c.Value != nil {
+			return nil, false, false
+		}
+		if c.Value == nil {
+			hasNull = true
+			continue
+		}
+		set[string(datumKey(nil, t, c.Value))] = struct{}{}
+	}
+	return set, hasNull, true
+}
+
+// datumKey is encodeKey for a value of t in any of its datum forms
+// (numeric as text, too).
+func datumKey(buf []byte, t types.T, d any) []byte {
+	if s, isText := d.(string); isText && t.ID == types.Numeric {
+		if n, err := types.NumericFromString(s); err == nil {
+			d = n
+		}
+	}
+	return encodeKey(buf, t, d)
 }

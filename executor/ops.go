@@ -419,56 +419,44 @@ func compileLikePattern(p string) ([]likeToken, error) {
 
 var likeEscapeError = pgerr.New(pgerr.InvalidEscapeSequence, "LIKE pattern must not end with escape character")
 
-// likeMatch matches s against a compiled pattern, backtracking only at %.
-// A pattern ending in an escape character raises 22025 once matching
-// reaches it with text left, as PostgreSQL does.
-func likeMatch(s string, pat []likeToken) (ok bool, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			if r != likeEscapeError {
-				panic(r)
-			}
-			err = likeEscapeError
-		}
-	}()
-	return likeMatchRunes(s, pat), nil
-}
-
-func likeMatchRunes(s string, pat []likeToken) bool {
+// likeMatch matches s against a compiled pattern in O(len(s) ×
+// len(pattern)) at worst: the classic greedy matcher that, on a mismatch,
+// only ever goes back to the last %, since a later % can match whatever
+// an earlier one could (PostgreSQL's LIKE_ABORT rule bounds its matcher
+// the same way). A pattern ending in an escape character raises 22025
+// once matching reaches it with text left, as PostgreSQL does.
+func likeMatch(s string, pat []likeToken) (bool, error) {
 	rs := []rune(s)
-	var match func(si, pi int) bool
-	match = func(si, pi int) bool {
-		for pi < len(pat) {
-			t := pat[pi]
-			switch t.kind {
+	si, pi := 0, 0
+	star, mark := -1, 0 // the last % seen, and where its text run ends
+	for si < len(rs) {
+		if pi < len(pat) {
+			switch t := pat[pi]; t.kind {
 			case '%':
-				if pi == len(pat)-1 {
-					return true
-				}
-				for k := si; k <= len(rs); k++ {
-					if match(k, pi+1) {
-						return true
-					}
-				}
-				return false
-			case '_':
-				if si >= len(rs) {
-					return false
-				}
+				star, mark = pi, si
+				pi++
+				continue
 			case 'e':
-				if si < len(rs) {
-					panic(likeEscapeError)
-				}
-				return false
+				return false, likeEscapeError
+			case '_':
+				si, pi = si+1, pi+1
+				continue
 			default:
-				if si >= len(rs) || rs[si] != t.r {
-					return false
+				if rs[si] == t.r {
+					si, pi = si+1, pi+1
+					continue
 				}
 			}
-			si++
-			pi++
 		}
-		return si == len(rs)
+		if star < 0 {
+			return false, nil
+		}
+		// Let the last % take one more rune, and match on from there.
+		mark++
+		si, pi = mark, star+1
 	}
-	return match(0, 0)
+	for pi < len(pat) && pat[pi].kind == '%' {
+		pi++
+	}
+	return pi == len(pat), nil
 }
