@@ -55,4 +55,3 @@ func TestLinearLikeAndInList(t *testing.T) {
 	}
 	wantRows(t, "IN", textRows(t, s, "SELECT count(*) FROM generate_series(1, 2000) g WHERE g IN ("+strings.Join(list, ",")+")"), "1000")
 }
-
