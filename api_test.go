@@ -25,7 +25,7 @@ import (
 // openDB opens an engine that is closed when the test ends.
 func openDB(t testing.TB) *pgfed.DB {
 	t.Helper()
-	db, err := pgfed.Open()
+	db, err := pgfed.Open(pgfed.WithFileAccess("/"))
 	if err != nil {
 		t.Fatal(err)
 	}

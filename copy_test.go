@@ -433,22 +433,80 @@ func TestCopyTags(t *testing.T) {
 	}
 }
 
-// TestCopyRelativePath: file names are relative to the working directory.
-func TestCopyRelativePath(t *testing.T) {
-	t.Chdir(t.TempDir())
-	s := openDB(t).NewSession()
-	execSQL(t, s, "CREATE TABLE t (a int, b text); INSERT INTO t VALUES (1, 'x')")
-	execSQL(t, s, "COPY t TO 'out.txt'")
-	data, err := os.ReadFile("out.txt")
+// TestCopyFileAccess: server-side files are off unless the embedder
+// names directories; relative paths are refused (42602) as PostgreSQL
+// does; a path that leaves the allowed directories, by .. or by a
+// symbolic link, is refused; COPY TO replaces a file only when it
+// succeeds.
+func TestCopyFileAccess(t *testing.T) {
+	ctx := context.Background()
+	allowed, outside := t.TempDir(), t.TempDir()
+	secret := filepath.Join(outside, "secret")
+	if err := os.WriteFile(secret, []byte("1\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(allowed, "link")); err != nil {
+		t.Fatal(err)
+	}
+	closed, err := pgfed.Open()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if string(data) != "1\tx\n" {
-		t.Errorf("out.txt holds %q", data)
+	defer closed.Close()
+	open, err := pgfed.Open(pgfed.WithFileAccess(allowed))
+	if err != nil {
+		t.Fatal(err)
 	}
-	execSQL(t, s, "COPY t FROM 'out.txt'")
-	if got := queryRows(t, s, "SELECT count(*) FROM t"); !reflect.DeepEqual(got, []string{"2"}) {
-		t.Errorf("count = %q, want 2", got)
+	defer open.Close()
+	if _, err := pgfed.Open(pgfed.WithFileAccess("data")); err == nil {
+		t.Error("Open accepted a relative file access directory")
+	}
+	for _, db := range []*pgfed.DB{closed, open} {
+		execSQL(t, db.NewSession(), "CREATE TABLE t (a int)")
+	}
+	for _, tc := range []struct {
+		db        *pgfed.DB
+		sql, code string
+	}{
+		{closed, "COPY t FROM '" + secret + "'", "42501"},
+		{closed, "COPY t TO '" + filepath.Join(allowed, "x") + "'", "42501"},
+		{open, "COPY t TO 'out.txt'", "42602"},
+		{open, "COPY t FROM 'out.txt'", "42602"},
+		{open, "COPY t FROM '" + secret + "'", "42501"},
+		{open, "COPY t FROM '" + allowed + "/../" + filepath.Base(outside) + "/secret'", "42501"},
+		{open, "COPY t FROM '" + filepath.Join(allowed, "link", "secret") + "'", "42501"},
+		{open, "COPY t TO '" + filepath.Join(allowed, "link", "new") + "'", "42501"},
+		{open, "COPY t FROM '" + filepath.Join(allowed, "missing") + "'", "58P01"},
+	} {
+		_, err := runQuery(ctx, tc.db.NewSession(), tc.sql)
+		if got := pgerr.Code(err); got != tc.code {
+			t.Errorf("%s: %v (%s), want %s", tc.sql, err, got, tc.code)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(outside, "new")); err == nil {
+		t.Error("COPY TO wrote through a symbolic link out of the allowed directory")
+	}
+
+	// A COPY TO that fails halfway leaves the old file whole and no
+	// temporary file behind; one that succeeds replaces it.
+	s := open.NewSession()
+	out := filepath.Join(allowed, "out.txt")
+	execSQL(t, s, "INSERT INTO t VALUES (1), (2)")
+	execSQL(t, s, "COPY t TO '"+out+"'")
+	_, err = runQuery(ctx, s, "COPY (SELECT 10 / (g - 50000) FROM generate_series(1, 100000) g) TO '"+out+"'")
+	if pgerr.Code(err) != "22012" {
+		t.Fatalf("failing COPY TO: %v", err)
+	}
+	if data, _ := os.ReadFile(out); string(data) != "1\n2\n" {
+		t.Errorf("after a failed COPY TO the file holds %q", data)
+	}
+	entries, _ := os.ReadDir(allowed)
+	if len(entries) != 2 {
+		t.Errorf("directory holds %d entries after a failed COPY TO, want out.txt and link", len(entries))
+	}
+	execSQL(t, s, "COPY t FROM '"+out+"'")
+	if got := queryRows(t, s, "SELECT count(*) FROM t"); !reflect.DeepEqual(got, []string{"4"}) {
+		t.Errorf("count = %q, want 4", got)
 	}
 }
 

@@ -2,8 +2,10 @@ package pgfed
 
 import (
 	"context"
+	"path/filepath"
 
 	"github.com/pgfed/pgfed/engine"
+	"github.com/pgfed/pgfed/pgerr"
 )
 
 // Option configures Open.
@@ -23,6 +25,15 @@ func WithNoticeHandler(fn func(*Notice)) Option {
 	return func(c *engine.Config) { c.Notice = fn }
 }
 
+// WithFileAccess lets COPY read and write server-side files under the
+// given directories (absolute paths; "/" for every file the process can
+// reach, as the REPL does for its user). Without it, COPY works only
+// with STDIN and STDOUT, as for PostgreSQL users without the
+// pg_read_server_files and pg_write_server_files roles.
+func WithFileAccess(dirs ...string) Option {
+	return func(c *engine.Config) { c.FileDirs = append(c.FileDirs, dirs...) }
+}
+
 // DB is an embedded pgfed engine: a catalog of tables shared by sessions.
 type DB struct {
 	e   *engine.Engine
@@ -34,6 +45,11 @@ func Open(opts ...Option) (*DB, error) {
 	var c engine.Config
 	for _, o := range opts {
 		o(&c)
+	}
+	for _, d := range c.FileDirs {
+		if !filepath.IsAbs(d) {
+			return nil, pgerr.New(pgerr.InvalidParameterValue, "file access directory %q is not an absolute path", d)
+		}
 	}
 	db := &DB{e: engine.New(c)}
 	db.def = db.NewSession()

@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -47,7 +48,7 @@ func remoteDB(t *testing.T, setup string, serverOpts string) (*pgfed.Session, *p
 			t.Fatal(err)
 		}
 	}
-	db, err := pgfed.Open()
+	db, err := pgfed.Open(pgfed.WithFileAccess(os.TempDir()))
 	if err != nil {
 		t.Fatal(err)
 	}

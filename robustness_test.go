@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/pgfed/pgfed"
 )
@@ -54,4 +55,28 @@ func TestLinearLikeAndInList(t *testing.T) {
 		list[i] = fmt.Sprint(i * 2)
 	}
 	wantRows(t, "IN", textRows(t, s, "SELECT count(*) FROM generate_series(1, 2000) g WHERE g IN ("+strings.Join(list, ",")+")"), "1000")
+}
+
+// A statement cancelled or timed out never returns a result, and long
+// work inside one operator (a sort of millions of rows) stops soon after
+// the cancel.
+func TestCancelledStatementNeverAnswers(t *testing.T) {
+	s := openTest(t)
+	ctx := context.Background()
+	mustExec(t, s, "SET statement_timeout = '300ms'")
+	start := time.Now()
+	rows, err := s.Query(ctx, "SELECT g FROM generate_series(1, 30000000) g ORDER BY g DESC OFFSET 29999999")
+	if err == nil {
+		for rows.Next() {
+			t.Errorf("a timed-out statement returned a row: %v", rows.Values())
+		}
+		err = rows.Err()
+		rows.Close()
+	}
+	if pfErr, ok := err.(*pgfed.Error); !ok || pfErr.Code != "57014" || pfErr.Message != "canceling statement due to statement timeout" {
+		t.Fatalf("got %v, want 57014 statement timeout", err)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("the timeout took %v to stop the statement", d)
+	}
 }

@@ -12,7 +12,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 	"syscall"
@@ -181,10 +180,9 @@ func copyFrom(ctx context.Context, env *Env, st *pg.CopyStmt, o copyOptions) (*R
 			return nil, pgerr.Wrap(err)
 		}
 	} else {
-		f, err := os.Open(st.Filename)
+		f, err := env.Files.openRead(st.Filename)
 		if err != nil {
-			return nil, pgerr.New(pgerr.UndefinedFile, "could not open file %q for reading: %s", st.Filename, strerror(err)).
-				WithHint("COPY FROM instructs the PostgreSQL server process to read a file. You may want a client-side facility such as psql's \\copy.")
+			return nil, err
 		}
 		defer f.Close()
 		in = f
@@ -211,7 +209,7 @@ func copyFrom(ctx context.Context, env *Env, st *pg.CopyStmt, o copyOptions) (*R
 		}
 		defaults[i] = v
 	}
-	r := &copyReader{in: bufio.NewReaderSize(in, 1<<16), o: o}
+	r := &copyReader{ctx: ctx, in: bufio.NewReaderSize(in, 1<<16), o: o}
 	ins := executor.NewInserter(t, foreign, &executor.ExecContext{Remote: env.Remote})
 	bld := newRowBatcher(t)
 	// store inserts the rows read so far; a row that breaks a constraint
@@ -374,20 +372,43 @@ type copyField struct {
 
 // copyReader splits COPY input into records.
 type copyReader struct {
+	ctx context.Context
 	in  *bufio.Reader
 	o   copyOptions
 	raw string // the text of the last record read, for error CONTEXT
 }
 
+// maxCopyLine is the longest line COPY reads: PostgreSQL's string buffer
+// limit (1 GB - 1).
+const maxCopyLine = 1<<30 - 1
+
+// readLine reads one line, a buffer at a time, so that a line without end
+// (COPY FROM '/dev/zero') is cancelled promptly and stops at PostgreSQL's
+// limit.
 func (r *copyReader) readLine() (string, error) {
-	line, err := r.in.ReadString('\n')
-	if err == io.EOF && line == "" {
-		return "", io.EOF
+	var b []byte
+	for {
+		chunk, err := r.in.ReadSlice('\n')
+		if len(b)+len(chunk) > maxCopyLine {
+			return "", pgerr.New(pgerr.ProgramLimitExceeded, "out of memory").
+				WithDetail("Cannot enlarge string buffer containing %d bytes by %d more bytes.", len(b), len(chunk))
+		}
+		b = append(b, chunk...)
+		if err == bufio.ErrBufferFull {
+			if r.ctx.Err() != nil {
+				return "", executor.CtxError(r.ctx)
+			}
+			continue
+		}
+		if err == io.EOF && len(b) == 0 {
+			return "", io.EOF
+		}
+		if err != nil && err != io.EOF {
+			return "", pgerr.New(pgerr.IOError, "could not read COPY data: %v", err)
+		}
+		break
 	}
-	if err != nil && err != io.EOF {
-		return "", pgerr.New(pgerr.IOError, "could not read COPY data: %v", err)
-	}
-	line = strings.TrimSuffix(line, "\n")
+	line := strings.TrimSuffix(string(b), "\n")
 	line = strings.TrimSuffix(line, "\r")
 	return line, nil
 }
@@ -579,11 +600,16 @@ func copyTo(ctx context.Context, env *Env, st *pg.CopyStmt, o copyOptions) (*Res
 	if err != nil {
 		return nil, err
 	}
-	out, closeOut, err := copyDestination(env, st)
+	out, finish, err := copyDestination(env, st)
 	if err != nil {
 		return nil, err
 	}
-	defer closeOut()
+	ok := false
+	defer func() {
+		if !ok {
+			_ = finish(false)
+		}
+	}()
 	w := bufio.NewWriterSize(out, 1<<16)
 	cols := q.Columns
 	if o.header {
@@ -623,12 +649,16 @@ func copyTo(ctx context.Context, env *Env, st *pg.CopyStmt, o copyOptions) (*Res
 	if err := w.Flush(); err != nil {
 		return nil, pgerr.New(pgerr.IOError, "could not write COPY data: %v", err)
 	}
+	ok = true
+	if err := finish(true); err != nil {
+		return nil, err
+	}
 	return tag("COPY " + strconv.FormatInt(n, 10))
 }
 
 // copyDestination opens COPY TO's output: the session's handler for
-// STDOUT, else the file.
-func copyDestination(env *Env, st *pg.CopyStmt) (io.Writer, func(), error) {
+// STDOUT, else the file; finish(true) puts a file in place.
+func copyDestination(env *Env, st *pg.CopyStmt) (io.Writer, func(ok bool) error, error) {
 	if st.Filename == "" {
 		if env.Copy == nil {
 			return nil, nil, pgerr.New(pgerr.FeatureNotSupported, "COPY TO STDOUT needs a copy handler (Session.SetCopyHandler)")
@@ -637,14 +667,13 @@ func copyDestination(env *Env, st *pg.CopyStmt) (io.Writer, func(), error) {
 		if err != nil {
 			return nil, nil, pgerr.Wrap(err)
 		}
-		return out, func() {}, nil
+		return out, func(bool) error { return nil }, nil
 	}
-	f, err := os.Create(st.Filename)
+	f, err := env.Files.create(st.Filename)
 	if err != nil {
-		return nil, nil, pgerr.New(pgerr.UndefinedFile, "could not open file %q for writing: %s", st.Filename, strerror(err)).
-			WithHint("COPY TO instructs the PostgreSQL server process to write a file. You may want a client-side facility such as psql's \\copy.")
+		return nil, nil, err
 	}
-	return f, func() { f.Close() }, nil
+	return f, f.finish, nil
 }
 
 // returnsRows reports whether a COPY (query) produces rows: a SELECT, or

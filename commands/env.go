@@ -39,6 +39,8 @@ type Env struct {
 	Remote executor.RemoteConnector
 	// Copy is the session's COPY handler (nil: none).
 	Copy CopyHandler
+	// Files are the server-side files COPY may use (nil: none).
+	Files *FileAccess
 	// Notice receives NOTICEs (nil: dropped).
 	Notice func(*pgerr.Error)
 	// Changed records a catalog change with the transaction, which

@@ -17,6 +17,9 @@ type Config struct {
 	MaxWorkerProcesses int
 	// Notice, if set, is each new session's NOTICE handler.
 	Notice func(*pgerr.Error)
+	// FileDirs are the directories under which COPY may read and write
+	// server-side files (absolute); none: no file access.
+	FileDirs []string
 }
 
 // Engine is an in-memory database: a catalog of tables shared by

@@ -90,6 +90,12 @@ func (p *Portal) NextBatch() bool {
 		p.finish()
 		return false
 	}
+	if err == nil && p.ctx.Err() != nil {
+		// A batch finished after the statement was cancelled or timed
+		// out is not a result: the statement failed (57014).
+		b.Release()
+		err = executor.CtxError(p.ctx)
+	}
 	if err != nil {
 		p.err = pgerr.Wrap(err)
 		p.finish()

@@ -128,7 +128,8 @@ func (s *Session) remoteManager() *remote.Manager {
 // of the REPL's \d commands read through it too).
 func (s *Session) Env() *commands.Env {
 	return &commands.Env{Catalog: s.eng.catalog, Settings: s.settings, Writes: s.writes,
-		Remote: connector{s}, Copy: s.copy, Notice: s.notice, Run: s.runPlan, Changed: s.ddl.record}
+		Remote: connector{s}, Copy: s.copy, Files: &commands.FileAccess{Dirs: s.eng.cfg.FileDirs},
+		Notice: s.notice, Run: s.runPlan, Changed: s.ddl.record}
 }
 
 // Exec runs every statement in sql (see Run) and returns the last

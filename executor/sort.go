@@ -105,6 +105,9 @@ func (s *sortOp) sortInput(ctx context.Context) error {
 			return err
 		}
 		batches = append(batches, b)
+		if err := checkCtx(ctx); err != nil {
+			return err
+		}
 	}
 	s.out = &sortedRows{}
 	if len(batches) == 0 {
@@ -114,7 +117,7 @@ func (s *sortOp) sortInput(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	order, err := s.sortedOrder(data)
+	order, err := s.sortedOrder(ctx, data)
 	if err != nil {
 		data.Release()
 		return err
@@ -126,16 +129,20 @@ func (s *sortOp) sortInput(ctx context.Context) error {
 	return nil
 }
 
-// sortedOrder returns the row indexes of data in sort order.
-func (s *sortOp) sortedOrder(data arrow.RecordBatch) ([]int32, error) {
+// sortedOrder returns the row indexes of data in sort order; a cancel
+// stops it within interruptEvery comparisons or radix moves.
+func (s *sortOp) sortedOrder(ctx context.Context, data arrow.RecordBatch) (order []int32, err error) {
 	keys, err := s.evalKeys(data)
 	if err != nil {
 		return nil, err
 	}
 	defer releaseAll(keys)
+	in := newInterrupter(ctx)
+	defer catchInterrupt(ctx, &err)
 	cmps := make([]func(a, b int32) int, len(keys))
 	for i, k := range s.plan.Keys {
-		cmps[i] = keyComparator(keys[i], k)
+		c := keyComparator(keys[i], k)
+		cmps[i] = func(a, b int32) int { in.tick(); return c(a, b) }
 	}
 	if first := s.plan.Keys[0]; radixSortable(first.Expr.Type()) {
 		var rest func(a, b int32) int
@@ -149,9 +156,9 @@ func (s *sortOp) sortedOrder(data arrow.RecordBatch) ([]int32, error) {
 				return 0
 			}
 		}
-		return radixSortedOrder(keys[0], first, rest), nil
+		return radixSortedOrder(keys[0], first, rest, in), nil
 	}
-	order := make([]int32, data.NumRows())
+	order = make([]int32, data.NumRows())
 	for i := range order {
 		order[i] = int32(i)
 	}
@@ -269,7 +276,7 @@ func (s *sortOp) topN(ctx context.Context) error {
 	if kept == nil {
 		return nil
 	}
-	order, err := s.sortedOrder(kept)
+	order, err := s.sortedOrder(ctx, kept)
 	if err != nil {
 		release()
 		return err

@@ -30,7 +30,7 @@ func radixSortable(t types.T) bool {
 // radixOrder returns the rows of arr in the order of key k, stably, and
 // the sortable form of each row's key in that order (nil for a NULL row),
 // which lets the caller find runs of equal keys.
-func radixOrder(arr arrow.Array, k nodes.SortKey) (order []int32, sorted []uint64, nullAt int, nulls int) {
+func radixOrder(arr arrow.Array, k nodes.SortKey, in *interrupter) (order []int32, sorted []uint64, nullAt int, nulls int) {
 	n := arr.Len()
 	keys := make([]uint64, 0, n)
 	rows := make([]int32, 0, n)
@@ -50,19 +50,28 @@ func radixOrder(arr arrow.Array, k nodes.SortKey) (order []int32, sorted []uint6
 	}
 	switch k.Expr.Type().ID {
 	case types.Int2:
-		for i, v := range valuesOf[int16](arr) {
-			add(i, int64(v))
-		}
+		vals := valuesOf[int16](arr)
+		in.chunks(len(vals), func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				add(i, int64(vals[i]))
+			}
+		})
 	case types.Int4, types.Date:
-		for i, v := range valuesOf[int32](arr) {
-			add(i, int64(v))
-		}
+		vals := valuesOf[int32](arr)
+		in.chunks(len(vals), func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				add(i, int64(vals[i]))
+			}
+		})
 	default:
-		for i, v := range valuesOf[int64](arr) {
-			add(i, v)
-		}
+		vals := valuesOf[int64](arr)
+		in.chunks(len(vals), func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				add(i, vals[i])
+			}
+		})
 	}
-	keys, rows = radixSortPairs(keys, rows)
+	keys, rows = radixSortPairs(keys, rows, in)
 	// NULLs sort after every value for ASC unless NULLS FIRST, before
 	// them for DESC unless NULLS LAST: k.NullsFirst says which.
 	if k.NullsFirst {
@@ -75,7 +84,7 @@ func radixOrder(arr arrow.Array, k nodes.SortKey) (order []int32, sorted []uint6
 
 // radixSortPairs sorts keys ascending, moving rows along, stably: one
 // counting pass and one scatter pass per byte on which the keys differ.
-func radixSortPairs(keys []uint64, rows []int32) ([]uint64, []int32) {
+func radixSortPairs(keys []uint64, rows []int32, in *interrupter) ([]uint64, []int32) {
 	n := len(keys)
 	if n < 2 {
 		return keys, rows
@@ -94,21 +103,26 @@ func radixSortPairs(keys []uint64, rows []int32) ([]uint64, []int32) {
 			tmpKeys, tmpRows = make([]uint64, n), make([]int32, n)
 		}
 		var offsets [256]int
-		for _, k := range keys {
-			offsets[byte(k>>shift)]++
-		}
+		in.chunks(n, func(lo, hi int) {
+			for _, k := range keys[lo:hi] {
+				offsets[byte(k>>shift)]++
+			}
+		})
 		sum := 0
 		for d, c := range offsets {
 			offsets[d] = sum
 			sum += c
 		}
-		for i, k := range keys {
-			d := byte(k >> shift)
-			o := offsets[d]
-			tmpKeys[o] = k
-			tmpRows[o] = rows[i]
-			offsets[d] = o + 1
-		}
+		in.chunks(n, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				k := keys[i]
+				d := byte(k >> shift)
+				o := offsets[d]
+				tmpKeys[o] = k
+				tmpRows[o] = rows[i]
+				offsets[d] = o + 1
+			}
+		})
 		keys, tmpKeys = tmpKeys, keys
 		rows, tmpRows = tmpRows, rows
 	}
@@ -118,8 +132,8 @@ func radixSortPairs(keys []uint64, rows []int32) ([]uint64, []int32) {
 // radixSortedOrder sorts with the radix sort on the first key, then, if
 // there are more keys, sorts each run of equal first keys (and the NULL
 // run) by the rest with cmpRest.
-func radixSortedOrder(first arrow.Array, k nodes.SortKey, cmpRest func(a, b int32) int) []int32 {
-	order, sorted, at, nulls := radixOrder(first, k)
+func radixSortedOrder(first arrow.Array, k nodes.SortKey, cmpRest func(a, b int32) int, in *interrupter) []int32 {
+	order, sorted, at, nulls := radixOrder(first, k, in)
 	if cmpRest == nil {
 		return order
 	}

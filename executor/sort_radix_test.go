@@ -1,6 +1,7 @@
 package executor
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -61,7 +62,7 @@ func TestRadixMatchesComparisonSort(t *testing.T) {
 						want[i] = int32(i)
 					}
 					slices.SortStableFunc(want, full)
-					got := radixSortedOrder(b.Column(0), k, rest)
+					got := radixSortedOrder(b.Column(0), k, rest, newInterrupter(context.Background()))
 					if !slices.Equal(got, want) {
 						t.Errorf("%s desc=%v nullsFirst=%v multi=%v: radix order differs", c.t, desc, nullsFirst, multi)
 					}

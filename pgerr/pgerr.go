@@ -51,6 +51,7 @@ const (
 	GroupingError                = "42803"
 	InvalidColumnReference       = "42P10"
 	WrongObjectType              = "42809"
+	InvalidName                  = "42602"
 	ObjectNotInPrerequisiteState = "55000"
 	InvalidTableDefinition       = "42P16"
 	InvalidObjectDefinition      = "42P17"

@@ -35,7 +35,8 @@ func pgfedMain(args []string) int {
 	opts.owner = currentUser()
 	opts.termWidth = func() int { return terminalWidth(os.Stdout) }
 
-	db, err := pgfed.Open()
+	// The REPL's user may COPY their own files, as psql's \copy does.
+	db, err := pgfed.Open(pgfed.WithFileAccess("/"))
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "pgfed: error: %v\n", err)
 		return 1
