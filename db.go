@@ -34,6 +34,22 @@ func WithFileAccess(dirs ...string) Option {
 	return func(c *engine.Config) { c.FileDirs = append(c.FileDirs, dirs...) }
 }
 
+// WithMemoryLimit bounds the working memory (sorts, hash tables) of all
+// statements of the DB together, in bytes: operators that reach it spill
+// to temporary files earlier, and a statement that still needs more
+// fails with SQLSTATE 53200 instead of the process running out of
+// memory. Table data is not counted. The session setting
+// pgfed.memory_limit bounds one statement the same way.
+func WithMemoryLimit(bytes int64) Option {
+	return func(c *engine.Config) { c.MemoryLimit = bytes }
+}
+
+// WithTempDir sets the directory of the temporary files of operators that
+// spill (default: the system's temporary directory).
+func WithTempDir(dir string) Option {
+	return func(c *engine.Config) { c.TempDir = dir }
+}
+
 // DB is an embedded pgfed engine: a catalog of tables shared by sessions.
 type DB struct {
 	e   *engine.Engine

@@ -27,6 +27,10 @@ var parallelModes = []struct {
 		"SET parallel_leader_participation = off"}},
 	{"2_workers_debug", []string{"SET max_parallel_workers_per_gather = 2", "SET parallel_setup_cost = 0",
 		"SET parallel_tuple_cost = 0", "SET min_parallel_table_scan_size = 0", "SET debug_parallel_query = on"}},
+	// Every sort and hash aggregate spills to disk at once.
+	{"spill", []string{"SET pgfed.debug_spill = on"}},
+	{"spill_2_workers", []string{"SET pgfed.debug_spill = on", "SET max_parallel_workers_per_gather = 2",
+		"SET parallel_setup_cost = 0", "SET parallel_tuple_cost = 0", "SET min_parallel_table_scan_size = 0"}},
 }
 
 // TestLogicParallel runs the SQL logic corpus with parallel plans forced

@@ -9,12 +9,10 @@ package commands
 import (
 	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	pg "github.com/pganalyze/pg_query_go/v6"
@@ -734,16 +732,7 @@ func csvQuote(v string, o copyOptions, single bool) string {
 	return b.String()
 }
 
-// strerror spells an OS error as C's strerror does ("No such file or
-// directory"), as PostgreSQL's messages quote it.
-func strerror(err error) string {
-	var errno syscall.Errno
-	if errors.As(err, &errno) {
-		s := errno.Error()
-		return strings.ToUpper(s[:1]) + s[1:]
-	}
-	return err.Error()
-}
+func strerror(err error) string { return pgerr.Strerror(err) }
 
 // quoteIdent quotes an identifier when PostgreSQL would need it.
 func quoteIdent(s string) string { return nodes.QuoteIdent(s) }

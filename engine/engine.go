@@ -20,6 +20,13 @@ type Config struct {
 	// FileDirs are the directories under which COPY may read and write
 	// server-side files (absolute); none: no file access.
 	FileDirs []string
+	// MemoryLimit bounds, in bytes, the working memory of all statements
+	// of the engine together (sorts, hash tables; 0: no limit): beyond
+	// it operators spill, and what cannot spill fails with 53200.
+	MemoryLimit int64
+	// TempDir is where spilling operators put their temporary files
+	// ("": the system's temporary directory).
+	TempDir string
 }
 
 // Engine is an in-memory database: a catalog of tables shared by
@@ -28,6 +35,7 @@ type Engine struct {
 	cfg     Config
 	catalog *storage.Catalog
 	workers executor.WorkerPool
+	memory  *executor.MemoryPool
 
 	mu       sync.Mutex
 	sessions map[*Session]struct{}
@@ -36,7 +44,8 @@ type Engine struct {
 
 // New returns an empty engine.
 func New(cfg Config) *Engine {
-	e := &Engine{cfg: cfg, catalog: storage.NewCatalog(), sessions: map[*Session]struct{}{}}
+	e := &Engine{cfg: cfg, catalog: storage.NewCatalog(), sessions: map[*Session]struct{}{},
+		memory: executor.NewMemoryPool(cfg.MemoryLimit, nil)}
 	e.workers.SetLimit(cfg.MaxWorkerProcesses)
 	return e
 }

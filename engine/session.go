@@ -388,7 +388,10 @@ func (s *Session) endPortal(p *Portal) error {
 func (s *Session) execContext(stats *instrument.Stats) *executor.ExecContext {
 	ec := &executor.ExecContext{Stats: stats, Now: time.Now().UnixMicro(), Remote: connector{s},
 		Workers: &s.eng.workers, MaxParallelWorkers: int(s.settings.Int("max_parallel_workers")),
-		LockTimeout: s.settings.Duration("lock_timeout")}
+		LockTimeout: s.settings.Duration("lock_timeout"),
+		WorkMem:     s.settings.Int("work_mem") << 10, HashMemMultiplier: s.settings.Real("hash_mem_multiplier"),
+		TempDir: s.eng.cfg.TempDir, DebugSpill: s.settings.Bool("pgfed.debug_spill"),
+		Memory: executor.NewMemoryPool(s.settings.Int("pgfed.memory_limit")<<10, s.eng.memory)}
 	if s.cur != nil {
 		ec.View = s.cur.view
 	}

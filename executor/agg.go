@@ -9,6 +9,10 @@ package executor
 // batch. Its own output rows are the group keys followed by the
 // aggregate results (the planner's Targets and HAVING read those).
 //
+// A hashed Agg whose groups pass work_mem x hash_mem_multiplier stops
+// adding groups and writes the rows of new groups to hash partitions on
+// disk, then aggregates each partition in turn (agg_spill.go).
+//
 // Errors: overflow of an aggregate's result type (sum of bigint that
 // exceeds numeric? never; avg never) and errors of the argument
 // expressions stop the node. Cancellation is checked between input batches
@@ -47,6 +51,8 @@ type aggOp struct {
 	out  arrow.RecordBatch // result, handed out in slices
 	pos  int64
 	done bool
+
+	spill aggSpill // hash partitions and memory (agg_spill.go)
 }
 
 // aggState is the per-group state of one aggregate. update folds nrows
@@ -89,12 +95,21 @@ func newAgg(p *nodes.Agg, ec *ExecContext) (Operator, error) {
 }
 
 func (a *aggOp) Open(ctx context.Context) error {
+	a.resetGroups()
+	a.done = false
+	a.spill.reset(a.ec)
+	return a.child.Open(ctx)
+}
+
+// resetGroups empties the groups and the result, for a new input or
+// the next spilled partition.
+func (a *aggOp) resetGroups() {
 	a.states = make([]aggState, len(a.plan.Aggs))
 	for i, call := range a.plan.Aggs {
 		a.states[i] = newAggState(call)
 	}
 	a.intKeys, a.strKeys, a.keyVals, a.ngroups, a.nullKey = nil, nil, nil, 0, -1
-	a.done, a.pos = false, 0
+	a.pos = 0
 	if a.out != nil {
 		a.out.Release()
 		a.out = nil
@@ -102,7 +117,6 @@ func (a *aggOp) Open(ctx context.Context) error {
 	if a.plan.Strategy == nodes.AggPlain {
 		a.ngroups = 1
 	}
-	return a.child.Open(ctx)
 }
 
 func (a *aggOp) Close() error {
@@ -110,18 +124,24 @@ func (a *aggOp) Close() error {
 		a.out.Release()
 		a.out = nil
 	}
+	a.spill.reset(nil)
 	return a.child.Close()
 }
 
 func (a *aggOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	if !a.done {
-		if err := a.consume(ctx); err != nil {
+		if err := a.consume(ctx, a.child.Next); err != nil {
 			return nil, err
 		}
 		a.done = true
+		a.explainSpill()
 	}
-	if a.out == nil || a.pos >= a.out.NumRows() {
-		return nil, io.EOF
+	for a.out == nil || a.pos >= a.out.NumRows() {
+		more, err := a.nextPartition(ctx)
+		if err != nil || !more {
+			a.explainSpill()
+			return nil, cmpEOF(err)
+		}
 	}
 	end := a.pos + int64(a.ec.BatchSize)
 	if end > a.out.NumRows() {
@@ -132,10 +152,11 @@ func (a *aggOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	return s, nil
 }
 
-// consume reads the whole input and builds the result batch.
-func (a *aggOp) consume(ctx context.Context) error {
+// consume reads the whole input (next: the child's or a partition's)
+// and builds the result batch of the groups kept in memory.
+func (a *aggOp) consume(ctx context.Context, next func(context.Context) (arrow.RecordBatch, error)) error {
 	for {
-		b, err := a.child.Next(ctx)
+		b, err := next(ctx)
 		if err == io.EOF {
 			break
 		}
@@ -148,15 +169,27 @@ func (a *aggOp) consume(ctx context.Context) error {
 			return err
 		}
 	}
+	if err := a.spill.endPass(); err != nil {
+		return err
+	}
 	return a.buildResult()
 }
 
 func (a *aggOp) addBatch(b arrow.RecordBatch) error {
 	var groups []int32
 	if a.plan.Strategy == nodes.AggHashed {
+		a.spill.startBatch(a, int(b.NumRows()))
 		var err error
 		if groups, err = a.assignGroups(b); err != nil {
 			return err
+		}
+		if a.spill.full {
+			kept, groupsKept, err := a.spill.spillNewGroups(a, b, groups)
+			if err != nil || kept == nil {
+				return err
+			}
+			defer kept.Release()
+			b, groups = kept, groupsKept
 		}
 	}
 	for i, st := range a.states {
@@ -174,6 +207,9 @@ func (a *aggOp) addBatch(b arrow.RecordBatch) error {
 		if err != nil {
 			return err
 		}
+	}
+	if a.plan.Strategy == nodes.AggHashed {
+		return a.spill.endBatch(a)
 	}
 	return nil
 }
@@ -225,7 +261,13 @@ func (a *aggOp) assignGroups(b arrow.RecordBatch) ([]int32, error) {
 		}
 		a.keyBuf = buf
 		g, ok := a.strKeys[string(buf)]
+		if !ok && !a.spill.admit(a) {
+			a.spill.markRow(r, hashBytes(buf))
+			groups[r] = -1
+			continue
+		}
 		if !ok {
+			a.spill.keyBytes += int64(len(buf))
 			g = int32(a.ngroups)
 			a.ngroups++
 			a.strKeys[string(buf)] = g
@@ -261,6 +303,9 @@ func assignIntGroups[T int16 | int32 | int64](a *aggOp, arr arrow.Array, vals []
 	valid := validity(arr)
 	var row int
 	add := func() int32 {
+		if !a.spill.admit(a) {
+			return -1
+		}
 		g := int32(a.ngroups)
 		a.ngroups++
 		a.keyVals = append(a.keyVals, []any{types.DatumAt(arr, t, row)})
@@ -269,6 +314,11 @@ func assignIntGroups[T int16 | int32 | int64](a *aggOp, arr arrow.Array, vals []
 	table := a.intKeys
 	for r, v := range vals {
 		if valid != nil && !isValid(valid, r) {
+			if a.nullKey < 0 && !a.spill.admit(a) {
+				a.spill.markRow(r, 0)
+				groups[r] = -1
+				continue
+			}
 			if a.nullKey < 0 {
 				a.nullKey = int32(a.ngroups)
 				a.ngroups++
@@ -278,7 +328,9 @@ func assignIntGroups[T int16 | int32 | int64](a *aggOp, arr arrow.Array, vals []
 			continue
 		}
 		row = r
-		groups[r] = table.lookupOrAdd(int64(v), add)
+		if groups[r] = table.lookupOrAdd(int64(v), add); groups[r] < 0 {
+			a.spill.markRow(r, hashInt64(int64(v)))
+		}
 	}
 }
 

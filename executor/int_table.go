@@ -46,13 +46,17 @@ func hashInt64(k int64) uint64 {
 }
 
 // lookupOrAdd returns the group of k, calling add for a new key to get
-// its group number.
+// its group number; add may refuse the key with -1 (a full table that
+// spills), which lookupOrAdd returns without adding it.
 func (t *intTable) lookupOrAdd(k int64, add func() int32) int32 {
 	i := hashInt64(k) & t.mask
 	for {
 		s := t.slots[i]
 		if s == 0 {
 			g := add()
+			if g < 0 {
+				return g
+			}
 			t.keys[i], t.slots[i] = k, g+1
 			t.n++
 			if t.n*2 > len(t.slots) {

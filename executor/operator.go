@@ -52,6 +52,19 @@ type ExecContext struct {
 	Workers            *WorkerPool
 	MaxParallelWorkers int
 
+	// WorkMem is work_mem in bytes (0: PostgreSQL's default 4MB) and
+	// HashMemMultiplier hash_mem_multiplier (0: 2): what a sort or a hash
+	// table may hold before it spills to temporary files in TempDir (""
+	// for the system's). Memory is the statement's memory pool (nil: no
+	// limit); see memory.go.
+	WorkMem           int64
+	HashMemMultiplier float64
+	// DebugSpill (pgfed.debug_spill) makes every sort and hash table
+	// spill as soon as it can, to test the spilling paths on small data.
+	DebugSpill bool
+	TempDir    string
+	Memory     *MemoryPool
+
 	// parallel is set in the copies of a Gather's subplan: the state the
 	// participants share, and which participant (0 = the leader) this
 	// copy belongs to.
@@ -86,6 +99,25 @@ func (ec *ExecContext) Release() {
 		}
 	}
 	ec.consts = nil
+}
+
+// workMem is the bytes a sort may hold; hashMem those of a hash table.
+func (ec *ExecContext) workMem() int64 {
+	if ec.DebugSpill {
+		return 1
+	}
+	if ec.WorkMem <= 0 {
+		return 4 << 20
+	}
+	return ec.WorkMem
+}
+
+func (ec *ExecContext) hashMem() int64 {
+	m := ec.HashMemMultiplier
+	if m <= 0 {
+		m = 2
+	}
+	return int64(float64(ec.workMem()) * m)
 }
 
 // DefaultBatchSize is the batch size of built batches.

@@ -262,6 +262,11 @@ func (ec *ExecContext) participantContext(shared *parallelShared, participant in
 		LockTimeout:        ec.LockTimeout,
 		Workers:            ec.Workers,
 		MaxParallelWorkers: ec.MaxParallelWorkers,
+		WorkMem:            ec.WorkMem,
+		HashMemMultiplier:  ec.HashMemMultiplier,
+		DebugSpill:         ec.DebugSpill,
+		TempDir:            ec.TempDir,
+		Memory:             ec.Memory,
 		parallel:           shared,
 		participant:        participant,
 	}

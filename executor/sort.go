@@ -4,8 +4,9 @@ package executor
 // with a comparator specialised per key type, and returns the rows in
 // order in batches. With a bound (LIMIT above), only the first Bound rows
 // are returned. NULLs sort as PostgreSQL's: last for ASC, first for DESC,
-// unless NULLS FIRST/LAST says otherwise. Cancellation is checked by the
-// child between input batches.
+// unless NULLS FIRST/LAST says otherwise. Input beyond work_mem is
+// sorted in runs on disk and merged (sort_external.go). Cancellation is
+// checked between input batches and inside the sort and merge kernels.
 
 import (
 	"context"
@@ -16,6 +17,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/pgfed/pgfed/nodes"
+	"github.com/pgfed/pgfed/pgerr"
 	"github.com/pgfed/pgfed/types"
 )
 
@@ -25,7 +27,9 @@ type sortOp struct {
 	child Operator
 	keys  []evaluator
 
-	out *sortedRows
+	out   *sortedRows
+	merge *runMerger // set instead of out when the input spilled
+	mem   reservation
 }
 
 type sortedRows struct {
@@ -57,6 +61,11 @@ func (s *sortOp) Open(ctx context.Context) error {
 }
 
 func (s *sortOp) release() {
+	if s.merge != nil {
+		s.merge.close()
+		s.merge = nil
+	}
+	s.mem.free()
 	if s.out != nil {
 		if s.out.data != nil {
 			s.out.data.Release()
@@ -71,10 +80,13 @@ func (s *sortOp) Close() error {
 }
 
 func (s *sortOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
-	if s.out == nil {
+	if s.out == nil && s.merge == nil {
 		if err := s.sortInput(ctx); err != nil {
 			return nil, err
 		}
+	}
+	if s.merge != nil {
+		return s.merge.next(ctx, s.ec.BatchSize)
 	}
 	o := s.out
 	if o.data == nil || o.pos >= len(o.order) {
@@ -87,15 +99,29 @@ func (s *sortOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
 }
 
 func (s *sortOp) sortInput(ctx context.Context) error {
+	s.mem = reservation{pool: s.ec.Memory}
 	if s.plan.Bound > 0 && s.plan.Bound <= maxTopN {
 		return s.topN(ctx)
 	}
 	var batches []arrow.RecordBatch
+	var runs []*spillFile
+	var held, disk int64
 	defer func() {
-		for _, b := range batches {
-			b.Release()
-		}
+		releaseBatches(batches)
+		closeRuns(runs)
 	}()
+	// spill writes the batches held as one run.
+	spill := func() error {
+		f, err := s.spillRun(ctx, batches)
+		if err != nil {
+			return err
+		}
+		runs = append(runs, f)
+		disk += f.bytes
+		releaseBatches(batches)
+		batches, held = nil, 0
+		return s.mem.resize(0)
+	}
 	for {
 		b, err := s.child.Next(ctx)
 		if err == io.EOF {
@@ -104,13 +130,47 @@ func (s *sortOp) sortInput(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		batches = append(batches, b)
-		if err := checkCtx(ctx); err != nil {
+		n := batchBytes(b) + sortRowOverhead*b.NumRows()
+		if len(batches) > 0 && held+n > s.ec.workMem() {
+			err = spill()
+		}
+		if err == nil {
+			err = s.mem.resize(held + n)
+		}
+		if err != nil && len(batches) > 0 && pgerr.Code(err) == pgerr.OutOfMemory {
+			// The memory limit is reached first: spill early.
+			if err = spill(); err == nil {
+				err = s.mem.resize(n)
+			}
+		}
+		if err == nil {
+			err = checkCtx(ctx)
+		}
+		if err != nil {
+			b.Release()
 			return err
 		}
+		batches = append(batches, b)
+		held += n
+	}
+	if len(runs) > 0 {
+		if len(batches) > 0 {
+			if err := spill(); err != nil {
+				return err
+			}
+		}
+		m, err := s.mergeRuns(ctx, runs)
+		runs = nil // the merger (or mergeRuns on error) closed or owns them
+		if err != nil {
+			return err
+		}
+		s.merge = m
+		s.method("external merge  Disk: " + kB(disk))
+		return nil
 	}
 	s.out = &sortedRows{}
 	if len(batches) == 0 {
+		s.method("quicksort  Memory: " + kB(0))
 		return nil
 	}
 	data, err := concatBatches(batches)
@@ -126,7 +186,15 @@ func (s *sortOp) sortInput(ctx context.Context) error {
 		order = order[:s.plan.Bound]
 	}
 	s.out.data, s.out.order = data, order
+	s.method("quicksort  Memory: " + kB(s.mem.peak))
 	return nil
+}
+
+// method records the sort's "Sort Method" line for EXPLAIN ANALYZE.
+func (s *sortOp) method(m string) {
+	if s.ec.Stats != nil {
+		s.ec.Stats.Node(s.plan.ID).Extra = []string{"Sort Method: " + m}
+	}
 }
 
 // sortedOrder returns the row indexes of data in sort order; a cancel
@@ -274,8 +342,10 @@ func (s *sortOp) topN(ctx context.Context) error {
 		}
 	}
 	if kept == nil {
+		s.method("top-N heapsort  Memory: " + kB(0))
 		return nil
 	}
+	s.method("top-N heapsort  Memory: " + kB(batchBytes(kept)+sortRowOverhead*kept.NumRows()))
 	order, err := s.sortedOrder(ctx, kept)
 	if err != nil {
 		release()

@@ -32,9 +32,9 @@ const (
 	msSetting               // a duration in milliseconds (statement_timeout)
 	stringSetting
 	intSetting
-	realSetting  // a floating-point number (costs)
-	blockSetting // a size stored in kB; a bare number counts 8kB blocks
-	enumSetting  // one of enum
+	realSetting // a floating-point number (costs)
+	sizeSetting // a memory size stored in kB; a bare number counts unitKB kB
+	enumSetting // one of enum
 )
 
 type settingDef struct {
@@ -46,6 +46,9 @@ type settingDef struct {
 	min, max float64
 	// enum lists the values of an enumSetting.
 	enum []string
+	// unitKB is a sizeSetting's unit: 1 (kB) or 8 (blocks); its min and
+	// max count that unit, as PostgreSQL's do.
+	unitKB int64
 }
 
 var settingDefs = map[string]settingDef{
@@ -70,7 +73,7 @@ var settingDefs = map[string]settingDef{
 	"parallel_leader_participation":   {kind: boolSetting, def: "on"},
 	"parallel_setup_cost":             {kind: realSetting, def: "1000", min: 0, max: math.MaxFloat64},
 	"parallel_tuple_cost":             {kind: realSetting, def: "0.1", min: 0, max: math.MaxFloat64},
-	"min_parallel_table_scan_size":    {kind: blockSetting, def: "8192"},
+	"min_parallel_table_scan_size":    {kind: sizeSetting, def: "8192", unitKB: 8, max: 715827882},
 	"debug_parallel_query":            {kind: enumSetting, def: "off", enum: []string{"off", "on", "regress"}},
 	// pgfed.pushdown off keeps all work on foreign tables local, to check
 	// that pushdown changes nothing but speed.
@@ -97,8 +100,15 @@ var settingDefs = map[string]settingDef{
 	"client_encoding":               {kind: stringSetting, def: "UTF8", fixed: true},
 	"server_encoding":               {kind: stringSetting, def: "UTF8", fixed: true},
 	"application_name":              {kind: stringSetting, def: ""},
-	"work_mem":                      {kind: stringSetting, def: "4MB"},
-	"standard_conforming_strings":   {kind: boolSetting, def: "on", fixed: true},
+	// work_mem bounds each sort and hash table of a statement before it
+	// spills to temporary files; hash tables may use hash_mem_multiplier
+	// times as much.
+	"work_mem":            {kind: sizeSetting, def: "4096", unitKB: 1, min: 64, max: math.MaxInt32},
+	"hash_mem_multiplier": {kind: realSetting, def: "2", min: 1, max: 1000},
+	// pgfed.memory_limit bounds one statement's working memory (0: only
+	// the engine's limit, pgfed.WithMemoryLimit): 53200 beyond it.
+	"pgfed.memory_limit":          {kind: sizeSetting, def: "0", unitKB: 1, max: math.MaxInt32},
+	"standard_conforming_strings": {kind: boolSetting, def: "on", fixed: true},
 }
 
 // isolationLevels are the values of the isolation settings, in
@@ -339,15 +349,22 @@ func normalize(name string, d settingDef, v string) (string, error) {
 			return "", pgerr.New(pgerr.InvalidParameterValue, "%s is outside the valid range for parameter %q (%s .. %s)", cFloat(f), name, cFloat(d.min), cFloat(d.max))
 		}
 		return strconv.FormatFloat(f, 'g', -1, 64), nil
-	case blockSetting:
-		kb, err := parseKB(v, 8)
+	case sizeSetting:
+		kb, err := parseKB(v, d.unitKB)
+		if err == nil && kb/d.unitKB > math.MaxInt32 {
+			return "", pgerr.New(pgerr.InvalidParameterValue, "invalid value for parameter %q: %q", name, v).
+				WithHint("Value exceeds integer range.")
+		}
 		if err != nil {
 			return "", pgerr.New(pgerr.InvalidParameterValue, "invalid value for parameter %q: %q", name, v).
 				WithHint(`Valid units for this parameter are "B", "kB", "MB", "GB", and "TB".`)
 		}
-		const maxKB = 8 * 715827882 // PostgreSQL's limit: INT_MAX / 3 blocks
-		if kb < 0 || kb > maxKB {
-			return "", pgerr.New(pgerr.InvalidParameterValue, "%d kB is outside the valid range for parameter %q (0 .. %d kB)", kb, name, int64(maxKB))
+		if n := kb / d.unitKB; float64(n) < d.min || float64(n) > d.max {
+			unit := "kB"
+			if d.unitKB == 8 {
+				unit = "8kB"
+			}
+			return "", pgerr.New(pgerr.InvalidParameterValue, "%d %s is outside the valid range for parameter %q (%d .. %d)", n, unit, name, int64(d.min), int64(d.max))
 		}
 		return strconv.FormatInt(kb, 10), nil
 	case enumSetting:
@@ -439,7 +456,7 @@ func (s *Settings) Show(name string) (string, error) {
 	case msSetting:
 		ms, _ := strconv.ParseInt(v, 10, 64)
 		return formatMillis(ms), nil
-	case blockSetting:
+	case sizeSetting:
 		kb, _ := strconv.ParseInt(v, 10, 64)
 		return formatKB(kb), nil
 	}

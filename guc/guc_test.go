@@ -64,7 +64,7 @@ func TestTransactional(t *testing.T) {
 	must(s.Set("statement_timeout", "5s"))
 	must(s.Reset("work_mem"))
 	must(x.Abort(ctx))
-	if s.Get("work_mem") != "64MB" || s.StatementTimeout() != 0 {
+	if s.Int("work_mem") != 65536 || s.StatementTimeout() != 0 {
 		t.Errorf("after abort: work_mem %q, statement_timeout %v", s.Get("work_mem"), s.StatementTimeout())
 	}
 
@@ -75,7 +75,7 @@ func TestTransactional(t *testing.T) {
 	must(s.SetLocal("search_path", "a"))
 	must(s.Set("search_path", "b"))
 	must(x.Commit(ctx))
-	if s.Get("work_mem") != "2MB" || s.StatementTimeout() != 0 || s.Get("search_path") != "b" {
+	if s.Int("work_mem") != 2048 || s.StatementTimeout() != 0 || s.Get("search_path") != "b" {
 		t.Errorf("after commit: work_mem %q, statement_timeout %v, search_path %q", s.Get("work_mem"), s.StatementTimeout(), s.Get("search_path"))
 	}
 
@@ -87,7 +87,7 @@ func TestTransactional(t *testing.T) {
 	must(s.Set("work_mem", "4MB"))
 	must(s.Set("enable_sort", "off"))
 	must(x.AbortSub(ctx))
-	if s.Get("work_mem") != "3MB" || !s.Bool("enable_sort") {
+	if s.Int("work_mem") != 3072 || !s.Bool("enable_sort") {
 		t.Errorf("after ROLLBACK TO: work_mem %q, enable_sort %q", s.Get("work_mem"), s.Get("enable_sort"))
 	}
 	_, err = x.StartSub(ctx)
@@ -95,7 +95,7 @@ func TestTransactional(t *testing.T) {
 	must(s.Set("enable_sort", "off"))
 	must(x.CommitSub(ctx))
 	must(x.Abort(ctx))
-	if s.Get("work_mem") != "2MB" || !s.Bool("enable_sort") {
+	if s.Int("work_mem") != 2048 || !s.Bool("enable_sort") {
 		t.Errorf("after abort: work_mem %q, enable_sort %q", s.Get("work_mem"), s.Get("enable_sort"))
 	}
 
@@ -103,7 +103,7 @@ func TestTransactional(t *testing.T) {
 	x = newTxn(s)
 	s.ResetAll()
 	must(x.Abort(ctx))
-	if s.Get("work_mem") != "2MB" || s.Get("search_path") != "b" {
+	if s.Int("work_mem") != 2048 || s.Get("search_path") != "b" {
 		t.Errorf("after aborted RESET ALL: work_mem %q, search_path %q", s.Get("work_mem"), s.Get("search_path"))
 	}
 }

@@ -432,11 +432,23 @@ func (e *explainer) removed(ns *NodeStats) {
 
 // extras writes the node-specific lines the executor recorded ("Sort
 // Method: ..."); JSON splits them into PostgreSQL's separate properties.
+// In TEXT each parallel worker's own lines follow, prefixed "Worker N:  "
+// as PostgreSQL prints them.
 func (e *explainer) extras(ns *NodeStats) {
 	if ns == nil {
 		return
 	}
 	w := &e.w
+	if !w.json {
+		defer func() {
+			for _, ws := range ns.Workers {
+				for _, line := range ws.Extra {
+					w.spaces()
+					w.buf.WriteString("Worker " + strconv.Itoa(ws.Number) + ":  " + line + "\n")
+				}
+			}
+		}()
+	}
 	for _, line := range ns.Extra {
 		if !w.json {
 			w.spaces()

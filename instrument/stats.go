@@ -38,6 +38,8 @@ type WorkerStats struct {
 	Number         int
 	Loops, Rows    int64
 	Startup, Total time.Duration
+	// Extra are the worker's own node-specific lines (its Sort Method).
+	Extra []string
 }
 
 // MergeWorker adds the counters of a worker's copy of a node (w) to n,
@@ -58,10 +60,7 @@ func (n *NodeStats) MergeWorker(number int, w *NodeStats) {
 	if !n.started || w.Startup < n.Startup {
 		n.Startup, n.started = w.Startup, true
 	}
-	n.Workers = append(n.Workers, WorkerStats{Number: number, Loops: w.Loops, Rows: w.Rows, Startup: w.Startup, Total: w.Total})
-	if len(n.Extra) == 0 {
-		n.Extra = w.Extra
-	}
+	n.Workers = append(n.Workers, WorkerStats{Number: number, Loops: w.Loops, Rows: w.Rows, Startup: w.Startup, Total: w.Total, Extra: w.Extra})
 }
 
 // Stats are the counters of a whole plan, indexed by node ID.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
+	"syscall"
 )
 
 // SQLSTATE codes used across pgfed. Names follow PostgreSQL's errcodes.txt.
@@ -59,6 +61,7 @@ const (
 	IndeterminateDatatype        = "42P18"
 	TooManyColumns               = "54011"
 	ProgramLimitExceeded         = "54000"
+	OutOfMemory                  = "53200"
 	StatementTooComplex          = "54001"
 	QueryCanceled                = "57014"
 	ObjectInUse                  = "55006"
@@ -188,4 +191,15 @@ func Wrap(err error) *Error {
 		return Canceled()
 	}
 	return &Error{Code: InternalError, Message: err.Error()}
+}
+
+// Strerror spells an OS error as C's strerror does ("No such file or
+// directory"), as PostgreSQL's messages quote it.
+func Strerror(err error) string {
+	var errno syscall.Errno
+	if errors.As(err, &errno) {
+		s := errno.Error()
+		return strings.ToUpper(s[:1]) + s[1:]
+	}
+	return err.Error()
 }
