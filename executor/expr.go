@@ -517,6 +517,7 @@ func (r *rowwiseEval) eval(b arrow.RecordBatch) (arrow.Array, error) {
 	defer bld.Release()
 	bld.Reserve(n)
 	vals := make([]any, len(arrs))
+	var bytes int
 rows:
 	for i := 0; i < n; i++ {
 		for k, a := range arrs {
@@ -529,6 +530,11 @@ rows:
 		d, err := r.fn(vals)
 		if err != nil {
 			return nil, err
+		}
+		if s, ok := d.(string); ok {
+			if bytes += len(s); bytes > maxArrayBytes && n > 1 {
+				return nil, errBatchTooWide(n, i, maxArrayBytes)
+			}
 		}
 		appendDatum(bld, r.t, d)
 	}

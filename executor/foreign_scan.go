@@ -209,7 +209,16 @@ func (f *foreignScan) qualified(b arrow.RecordBatch) (arrow.RecordBatch, error) 
 		b.Release()
 		return nil, nil
 	}
-	return f.qual.apply(b)
+	rows := int(b.NumRows())
+	out, err := f.qual.apply(b)
+	if err == nil && f.qual != nil && len(f.qual.pending) > 0 {
+		// One FETCH's rows are too wide for one batch: the async
+		// protocol delivers one batch per fetch, so fail cleanly.
+		out.Release()
+		f.qual.close()
+		return nil, errBatchTooWide(rows, 0, maxArrayBytes)
+	}
+	return out, err
 }
 
 // AsyncResource implements AsyncCapable: the scan's remote connection.

@@ -72,14 +72,20 @@ func (f *functionScan) Open(ctx context.Context) error {
 		f.dnext, f.dstop, f.dstep = args[0].(*apd.Decimal), args[1].(*apd.Decimal), types.NumericFromInt64(1)
 		if len(args) > 2 {
 			f.dstep = args[2].(*apd.Decimal)
-			if f.dstep.IsZero() {
-				return errStepZero
+		}
+		// generate_series_step_numeric refuses NaN and infinities in
+		// start, stop and step, in that order, then a zero step.
+		for i, d := range []*apd.Decimal{f.dnext, f.dstop, f.dstep} {
+			if d.Form != apd.Finite {
+				what := "infinity"
+				if d.Form != apd.Infinite {
+					what = "NaN"
+				}
+				return pgerr.New(pgerr.InvalidParameterValue, "%s cannot be %s", [...]string{"start value", "stop value", "step size"}[i], what)
 			}
 		}
-		for i, d := range []*apd.Decimal{f.dnext, f.dstop, f.dstep} {
-			if d.Form == apd.NaN {
-				return pgerr.New(pgerr.InvalidParameterValue, "%s cannot be NaN", [...]string{"start value", "stop value", "step size"}[i])
-			}
+		if f.dstep.IsZero() {
+			return errStepZero
 		}
 		return nil
 	}
@@ -93,7 +99,7 @@ func (f *functionScan) Open(ctx context.Context) error {
 	return nil
 }
 
-func (f *functionScan) Close() error { return nil }
+func (f *functionScan) Close() error { f.qual.close(); return nil }
 
 // nextInts produces the next batch of an integer series straight into a
 // typed buffer.
@@ -186,7 +192,7 @@ type connectionsScan struct {
 }
 
 func (c *connectionsScan) Open(ctx context.Context) error { c.done = false; return nil }
-func (c *connectionsScan) Close() error                   { return nil }
+func (c *connectionsScan) Close() error                   { c.qual.close(); return nil }
 func (c *connectionsScan) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	return c.qual.next(c.list)
 }
@@ -221,7 +227,7 @@ type preparedScan struct {
 
 func (p *preparedScan) ownsQual()                      {}
 func (p *preparedScan) Open(ctx context.Context) error { p.done = false; return nil }
-func (p *preparedScan) Close() error                   { return nil }
+func (p *preparedScan) Close() error                   { p.qual.close(); return nil }
 func (p *preparedScan) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	return p.qual.next(func() (arrow.RecordBatch, error) { return p.list(ctx) })
 }

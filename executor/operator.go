@@ -2,6 +2,7 @@ package executor
 
 import (
 	"context"
+	"errors"
 	"io"
 	"time"
 
@@ -254,6 +255,59 @@ func (w *instrumented) Next(ctx context.Context) (arrow.RecordBatch, error) {
 func (w *instrumented) Unwrap() Operator { return w.Operator }
 
 // project evaluates targets over b (taking over b) into a new batch.
+// maxArrayBytes bounds the values of one computed string array: Arrow's
+// string arrays address their bytes with 32-bit offsets, so a batch of
+// wide values (repeat(), string_agg results) is split by rows instead
+// (projectSplit) long before it could reach 2 GB.
+var maxArrayBytes = 256 << 20 // a variable so that tests can lower it
+
+// errBatchTooWide is what an evaluator returns when a batch's values
+// would pass maxArrayBytes; projections split the batch and retry, and
+// where no caller splits, the statement fails with PostgreSQL's 54000.
+func errBatchTooWide(rows, fit, bytes int) error {
+	return tooWideError{pgerr.New(pgerr.ProgramLimitExceeded, "out of memory").
+		WithDetail("A batch of %d rows would hold more than %d bytes of values.", rows, bytes), fit}
+}
+
+// tooWideError marks errBatchTooWide's error for projectSplit; fit is
+// how many rows were within the limit.
+type tooWideError struct {
+	pe  *pgerr.Error
+	fit int
+}
+
+func (e tooWideError) Error() string { return e.pe.Error() }
+func (e tooWideError) Unwrap() error { return e.pe }
+
+// projectSplit projects b, splitting it by rows into batches that each
+// stay within maxArrayBytes per column; it takes over b.
+func projectSplit(b arrow.RecordBatch, targets []evaluator, schema *arrow.Schema) ([]arrow.RecordBatch, error) {
+	b.Retain()
+	out, err := project(b, targets, schema)
+	var wide tooWideError
+	if err == nil || !errors.As(err, &wide) || b.NumRows() < 2 {
+		b.Release()
+		if err != nil {
+			return nil, err
+		}
+		return []arrow.RecordBatch{out}, nil
+	}
+	// Pieces of about half what fitted, so that each is likely to fit at
+	// the first try; a piece that does not is split again.
+	defer b.Release()
+	step := int64(max(1, wide.fit/2))
+	var outs []arrow.RecordBatch
+	for lo := int64(0); lo < b.NumRows(); lo += step {
+		part, err := projectSplit(b.NewSlice(lo, min(lo+step, b.NumRows())), targets, schema)
+		if err != nil {
+			releaseBatches(outs)
+			return nil, err
+		}
+		outs = append(outs, part...)
+	}
+	return outs, nil
+}
+
 func project(b arrow.RecordBatch, targets []evaluator, schema *arrow.Schema) (arrow.RecordBatch, error) {
 	defer b.Release()
 	cols := make([]arrow.Array, len(targets))

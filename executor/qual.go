@@ -24,6 +24,9 @@ type qual struct {
 	schema  *arrow.Schema
 	// removed counts the rows the filter removed (nil without ANALYZE).
 	removed *int64
+	// pending are the further pieces of a batch whose projection was too
+	// wide for one batch, which next returns before reading more.
+	pending []arrow.RecordBatch
 }
 
 // qualOwner is implemented by the operators that apply their own plan
@@ -70,14 +73,32 @@ func (q *qual) apply(b arrow.RecordBatch) (arrow.RecordBatch, error) {
 		}
 	}
 	if q.targets != nil {
-		return project(b, q.targets, q.schema)
+		out, err := projectSplit(b, q.targets, q.schema)
+		if err != nil {
+			return nil, err
+		}
+		q.pending = append(q.pending, out[1:]...)
+		return out[0], nil
 	}
 	return b, nil
+}
+
+// close releases pieces not handed out.
+func (q *qual) close() {
+	if q != nil {
+		releaseBatches(q.pending)
+		q.pending = nil
+	}
 }
 
 // next calls produce until a batch has rows left after q (or produce
 // ends or fails), so that a scan never returns an empty batch.
 func (q *qual) next(produce func() (arrow.RecordBatch, error)) (arrow.RecordBatch, error) {
+	if q != nil && len(q.pending) > 0 {
+		b := q.pending[0]
+		q.pending = q.pending[1:]
+		return b, nil
+	}
 	for {
 		b, err := produce()
 		if err != nil || q == nil {
@@ -121,7 +142,7 @@ type filterProject struct {
 }
 
 func (fp *filterProject) Open(ctx context.Context) error { return fp.child.Open(ctx) }
-func (fp *filterProject) Close() error                   { return fp.child.Close() }
+func (fp *filterProject) Close() error                   { fp.qual.close(); return fp.child.Close() }
 
 func (fp *filterProject) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	return fp.qual.next(func() (arrow.RecordBatch, error) { return fp.child.Next(ctx) })

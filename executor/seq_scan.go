@@ -130,6 +130,7 @@ func projectColumns(b arrow.RecordBatch, cols []int, schema *arrow.Schema) arrow
 }
 
 func (s *seqScan) Close() error {
+	s.qual.close()
 	s.shared = nil // the Gather owns the shared snapshot
 	for _, b := range s.batches {
 		if b != nil {

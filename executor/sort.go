@@ -131,7 +131,7 @@ func (s *sortOp) sortInput(ctx context.Context) error {
 			return err
 		}
 		n := batchBytes(b) + sortRowOverhead*b.NumRows()
-		if len(batches) > 0 && held+n > s.ec.workMem() {
+		if len(batches) > 0 && held+n > min(s.ec.workMem(), maxRunBytes) {
 			err = spill()
 		}
 		if err == nil {

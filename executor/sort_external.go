@@ -30,6 +30,11 @@ const sortRowOverhead = 12
 // also what each run being merged holds in memory.
 const runBatchBytes = 64 << 10
 
+// maxRunBytes bounds one in-memory run whatever work_mem says: a run is
+// concatenated into one batch, whose string columns Arrow addresses with
+// 32-bit offsets.
+const maxRunBytes = 1 << 30
+
 // mergeFanIn bounds the runs one merge pass reads; it is kept within
 // work_mem by mergeWidth.
 const mergeFanIn = 128

@@ -84,3 +84,37 @@ func checkSorted(t *testing.T, b arrow.RecordBatch, last *int64) {
 		*last = key
 	}
 }
+
+// TestWideProjectionSplits: a projection whose string values would pass
+// maxArrayBytes in one batch (Arrow's 32-bit offsets) comes out as
+// several smaller batches with every row, instead of failing.
+func TestWideProjectionSplits(t *testing.T) {
+	mem := checkedAlloc(t)
+	saved := maxArrayBytes
+	maxArrayBytes = 1 << 20
+	defer func() { maxArrayBytes = saved }()
+	series := seriesPlan(types.Int8T, int64(1), int64(1000))
+	wide := &nodes.FuncExpr{Name: "repeat", Args: []nodes.Expr{lit("x", types.TextT), int8Lit(10000)}, T: types.TextT}
+	series.Targets = []nodes.Expr{wide}
+	series.Out = []nodes.Field{field("r", types.TextT)}
+	ec := &ExecContext{}
+	defer ec.Release()
+	o, err := Build(series, ec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, batches := 0, 0
+	err = Drain(context.Background(), o, func(b arrow.RecordBatch) error {
+		if n := batchBytes(b); n > int64(maxArrayBytes)+int64(4*(b.NumRows()+1))+b.NumRows() {
+			t.Errorf("a batch of %d bytes", n)
+		}
+		rows += int(b.NumRows())
+		batches++
+		return nil
+	})
+	if err != nil || rows != 1000 || batches < 10 {
+		t.Errorf("%d rows in %d batches, %v", rows, batches, err)
+	}
+	ec.Release()
+	mem.AssertSize(t, 0)
+}

@@ -32,7 +32,7 @@ func newSubqueryScan(p *nodes.SubqueryScan, ec *ExecContext) (Operator, error) {
 
 func (s *subqueryScan) ownsQual()                      {}
 func (s *subqueryScan) Open(ctx context.Context) error { return s.child.Open(ctx) }
-func (s *subqueryScan) Close() error                   { return s.child.Close() }
+func (s *subqueryScan) Close() error                   { s.qual.close(); return s.child.Close() }
 func (s *subqueryScan) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	return s.qual.next(func() (arrow.RecordBatch, error) { return s.child.Next(ctx) })
 }

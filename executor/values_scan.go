@@ -37,7 +37,7 @@ func newValuesScan(p *nodes.ValuesScan, ec *ExecContext) (Operator, error) {
 
 func (v *valuesScan) ownsQual()                      {}
 func (v *valuesScan) Open(ctx context.Context) error { v.done = false; return nil }
-func (v *valuesScan) Close() error                   { return nil }
+func (v *valuesScan) Close() error                   { v.qual.close(); return nil }
 func (v *valuesScan) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	return v.qual.next(v.rows)
 }
