@@ -80,3 +80,55 @@ func TestCancelledStatementNeverAnswers(t *testing.T) {
 		t.Errorf("the timeout took %v to stop the statement", d)
 	}
 }
+
+// TestCancelEachLongOperator times out each kind of long operator after
+// 300 ms: every one answers 57014 soon after, never a result. The
+// figures for each operator are in pgfedbench -suite spill's cancel
+// table; here the bound is loose, for a loaded CI machine under -race.
+func TestCancelEachLongOperator(t *testing.T) {
+	t.Parallel()
+	db, err := pgfed.Open(pgfed.WithFileAccess("/dev"), pgfed.WithTempDir(t.TempDir()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	in := make([]string, 10000)
+	for i := range in {
+		in[i] = fmt.Sprint(i * 7)
+	}
+	const series = "generate_series(1, 300000000) g"
+	for _, tc := range []struct {
+		name, workMem, sql string
+		alsoOK             string // another acceptable SQLSTATE
+	}{
+		{"sort in memory", "1GB", "SELECT g FROM generate_series(1, 30000000) g ORDER BY g DESC OFFSET 29999999", ""},
+		{"external sort", "4MB", "SELECT g FROM generate_series(1, 30000000) g ORDER BY g DESC OFFSET 29999999", ""},
+		{"hash aggregate", "1GB", "SELECT count(*) FROM (SELECT g % 10000000, count(*) FROM " + series + " GROUP BY 1) x", ""},
+		{"spilling hash aggregate", "64kB", "SELECT count(*) FROM (SELECT g % 10000000, count(*) FROM " + series + " GROUP BY 1) x", ""},
+		{"DISTINCT", "4MB", "SELECT count(*) FROM (SELECT DISTINCT g % 20000000 FROM " + series + ") x", ""},
+		{"LIKE", "4MB", "SELECT count(*) FROM " + series + " WHERE g::text LIKE '%99%9'", ""},
+		{"IN list", "4MB", "SELECT count(*) FROM " + series + " WHERE g IN (" + strings.Join(in, ",") + ")", ""},
+		{"numeric series", "4MB", "SELECT count(*) FROM generate_series(1::numeric, 1e12::numeric) g", ""},
+		// Reading /dev/zero may also reach the 1 GB line limit first.
+		{"COPY FROM /dev/zero", "4MB", "COPY t FROM '/dev/zero'", "54000"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := db.NewSession()
+			mustExec(t, s, "SET max_parallel_workers_per_gather = 0")
+			mustExec(t, s, "SET work_mem = '"+tc.workMem+"'")
+			if strings.HasPrefix(tc.sql, "COPY") {
+				mustExec(t, s, "CREATE TABLE IF NOT EXISTS t (a text)")
+			}
+			mustExec(t, s, "SET statement_timeout = '300ms'")
+			start := time.Now()
+			_, err := runQuery(context.Background(), s, tc.sql)
+			took := time.Since(start)
+			if code := pgfed.ErrorCode(err); code != "57014" && (tc.alsoOK == "" || code != tc.alsoOK) {
+				t.Fatalf("%v (%s), want 57014", err, code)
+			}
+			if took > 3*time.Second {
+				t.Errorf("took %v for a 300 ms statement_timeout", took)
+			}
+		})
+	}
+}
