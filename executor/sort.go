@@ -130,7 +130,7 @@ func (s *sortOp) sortInput(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		n := batchBytes(b) + sortRowOverhead*b.NumRows()
+		n := 2*batchBytes(b) + sortRowOverhead*b.NumRows()
 		if len(batches) > 0 && held+n > min(s.ec.workMem(), maxRunBytes) {
 			err = spill()
 		}

@@ -22,9 +22,11 @@ import (
 	"github.com/pgfed/pgfed/nodes"
 )
 
-// sortRowOverhead is what sorting adds per row to the row's own bytes:
-// its index in the order and its key's sortable form.
-const sortRowOverhead = 12
+// sortRowOverhead is what sorting adds per row besides the row's bytes
+// (counted twice: the rows held and their concatenation): the evaluated
+// key, its sortable form and the row index, each double-buffered by the
+// radix sort.
+const sortRowOverhead = 32
 
 // runBatchBytes is the size of the batches runs are written in, which is
 // also what each run being merged holds in memory.

@@ -48,7 +48,7 @@ func newSpillFile(dir string, schema *arrow.Schema) (*spillFile, error) {
 	}
 	os.Remove(f.Name())
 	s := &spillFile{f: f, schema: schema}
-	s.buf = bufio.NewWriterSize(countingWriter{f, &s.bytes}, 1<<18)
+	s.buf = bufio.NewWriterSize(countingWriter{f, &s.bytes}, 1<<16)
 	s.w = ipc.NewWriter(s.buf, ipc.WithSchema(schema), ipc.WithAllocator(alloc))
 	return s, nil
 }
@@ -92,7 +92,7 @@ func (s *spillFile) reader() (*spillReader, error) {
 	if _, err := s.f.Seek(0, io.SeekStart); err != nil {
 		return nil, tempFileError("seek in", err)
 	}
-	r, err := ipc.NewReader(bufio.NewReaderSize(s.f, 1<<18), ipc.WithAllocator(alloc), ipc.WithSchema(s.schema))
+	r, err := ipc.NewReader(bufio.NewReaderSize(s.f, 1<<16), ipc.WithAllocator(alloc), ipc.WithSchema(s.schema))
 	if err != nil {
 		return nil, tempFileError("read", err)
 	}
