@@ -128,8 +128,10 @@ func ExampleSession_Query_explainAnalyze() {
 	// Output:
 	// Sort (actual rows=3 loops=1)
 	//   Sort Key: b
+	//   Sort Method: quicksort  Memory: 1kB
 	//   ->  HashAggregate (actual rows=3 loops=1)
 	//         Group Key: b
+	//         Batches: 1  Memory Usage: 1kB
 	//         ->  Seq Scan on t (actual rows=990 loops=1)
 	//               Filter: (a > 10)
 	//               Rows Removed by Filter: 10

@@ -209,7 +209,10 @@ func (f *foreignScan) qualified(b arrow.RecordBatch) (arrow.RecordBatch, error) 
 		b.Release()
 		return nil, nil
 	}
-	rows := int(b.NumRows())
+	rows := 0
+	if b != nil {
+		rows = int(b.NumRows())
+	}
 	out, err := f.qual.apply(b)
 	if err == nil && f.qual != nil && len(f.qual.pending) > 0 {
 		// One FETCH's rows are too wide for one batch: the async
