@@ -91,7 +91,12 @@ func (s *avgCombineState) update(groups []int32, nrows, ngroups int, args []arro
 		s.counts[g] += cnt.(int64)
 		switch v := sum.(type) {
 		case float64:
-			s.fsums[g] += v
+			// float8_combine adds the partial sums with float8pl.
+			r, err := types.FloatAdd(types.Float8T, s.fsums[g], v)
+			if err != nil {
+				return err
+			}
+			s.fsums[g] = r
 		case int64:
 			d := types.NumericFromInt64(v)
 			if s.sums[g] == nil {
@@ -420,19 +425,30 @@ func (s *intSumState) result(ngroups int) (arrow.Array, error) {
 	return arrayOfDatums(s.out, out), nil
 }
 
-// floatSumState is sum and avg over real / double precision.
+// floatSumState is sum and avg over real / double precision. sum adds
+// with the type's own + (float4pl / float8pl: a real sum is kept in single
+// precision, and finite inputs that overflow are 22003 "value out of
+// range: overflow"); avg follows float8_accum / float4_accum, which keep
+// N, Sx and Sxx in double precision and raise the same error when finite
+// inputs make Sx or Sxx infinite.
 type floatSumState struct {
 	avg    bool
 	out    types.T
 	sums   []float64
+	sxx    []float64 // avg only: Youngs-Cramer sum of squared deviations
 	counts []int64
 }
 
 func (s *floatSumState) update(groups []int32, nrows, ngroups int, args []arrow.Array) error {
 	s.sums, s.counts = grow(s.sums, ngroups), grow(s.counts, ngroups)
+	if s.avg {
+		s.sxx = grow(s.sxx, ngroups)
+	}
 	var vals []float64
+	sumT := types.Float8T
 	if f32, ok := args[0].(*array.Float32); ok {
 		vals = convertFloat32(f32.Float32Values())
+		sumT = types.Float4T
 	} else {
 		vals = valuesOf[float64](args[0])
 	}
@@ -442,8 +458,39 @@ func (s *floatSumState) update(groups []int32, nrows, ngroups int, args []arrow.
 			continue
 		}
 		g := groupOf(groups, i)
-		s.sums[g] += v
+		if s.avg {
+			if err := floatAccum(&s.sums[g], &s.sxx[g], s.counts[g], v); err != nil {
+				return err
+			}
+		} else {
+			sum, err := types.FloatAdd(sumT, s.sums[g], v)
+			if err != nil {
+				return err
+			}
+			s.sums[g] = sum
+		}
 		s.counts[g]++
+	}
+	return nil
+}
+
+// floatAccum is float8_accum's Youngs-Cramer step: it adds newval to the
+// sum sx and the squared deviations sxx of n earlier values.
+func floatAccum(sx, sxx *float64, n int64, newval float64) error {
+	oldSx := *sx
+	*sx += newval
+	if n > 0 {
+		nn := float64(n) + 1
+		tmp := newval*nn - *sx
+		*sxx += tmp * tmp / (nn * float64(n))
+		if math.IsInf(*sx, 0) || math.IsInf(*sxx, 0) {
+			if !math.IsInf(oldSx, 0) && !math.IsInf(newval, 0) {
+				return types.ErrFloatOverflow()
+			}
+			*sxx = math.NaN()
+		}
+	} else if math.IsNaN(newval) || math.IsInf(newval, 0) {
+		*sxx = math.NaN()
 	}
 	return nil
 }
@@ -622,7 +669,10 @@ func (s *boolAggState) result(ngroups int) (arrow.Array, error) {
 }
 
 // stringAggState is string_agg(value, delimiter): each non-NULL value
-// after the first is preceded by its own row's delimiter.
+// after the first is preceded by its own row's delimiter. As in
+// PostgreSQL's string_agg_transfn, a result that would pass the value size
+// limit is 54000 "out of memory" with the buffer's sizes in the DETAIL,
+// checked before the text is appended.
 type stringAggState struct {
 	bufs []*strings.Builder
 }
@@ -635,12 +685,22 @@ func (s *stringAggState) update(groups []int32, nrows, ngroups int, args []arrow
 			continue
 		}
 		g := groupOf(groups, i)
-		if s.bufs[g] == nil {
-			s.bufs[g] = &strings.Builder{}
+		b := s.bufs[g]
+		if b == nil {
+			b = &strings.Builder{}
+			s.bufs[g] = b
 		} else if delims.IsValid(i) {
-			s.bufs[g].WriteString(delims.Value(i))
+			delim := delims.Value(i)
+			if err := types.CheckConcatSize(b.Len(), len(delim)); err != nil {
+				return err
+			}
+			b.WriteString(delim)
 		}
-		s.bufs[g].WriteString(vals.Value(i))
+		value := vals.Value(i)
+		if err := types.CheckConcatSize(b.Len(), len(value)); err != nil {
+			return err
+		}
+		b.WriteString(value)
 	}
 	return nil
 }
@@ -650,6 +710,9 @@ func (s *stringAggState) result(ngroups int) (arrow.Array, error) {
 	out := make([]any, ngroups)
 	for g, b := range s.bufs[:ngroups] {
 		if b != nil {
+			if err := types.CheckTextSize(b.Len()); err != nil {
+				return nil, err
+			}
 			out[g] = b.String()
 		}
 	}

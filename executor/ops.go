@@ -83,7 +83,12 @@ func compileOp(x *nodes.OpExpr, ec *ExecContext) (evaluator, error) {
 		kernel = compareKernel(x.Op, lt)
 	case "||":
 		return compileRowwise([]nodes.Expr{x.Left, x.Right}, x.T, true, ec, func(a []any) (any, error) {
-			return a[0].(string) + a[1].(string), nil
+			l, r := a[0].(string), a[1].(string)
+			// textcat allocates the whole result at once.
+			if err := types.CheckTextSize(len(l) + len(r)); err != nil {
+				return nil, err
+			}
+			return l + r, nil
 		})
 	case "~~", "!~~", "~~*", "!~~*":
 		return compileLike(x, ec)
@@ -263,25 +268,27 @@ func numericOp(op string) func(a []any) (any, error) {
 	}
 }
 
-// compileDateArith handles date + int, int + date, date - int, date - date.
+// compileDateArith handles date + int, int + date, date - int, date - date
+// as date_pli, date_mii and date_mi do: an infinite date plus or minus days
+// stays infinite, infinite dates cannot be subtracted from each other
+// (22008), and results outside the date range are 22008 "date out of
+// range".
 func compileDateArith(x *nodes.OpExpr, ec *ExecContext) (evaluator, error) {
 	lt := x.Left.Type()
 	return compileRowwise([]nodes.Expr{x.Left, x.Right}, x.T, true, ec, func(a []any) (any, error) {
-		var d int64
+		var date int32
+		var days int64
 		switch {
 		case x.Op == "-" && x.Right.Type().ID == types.Date:
-			return int64(a[0].(int32)) - int64(a[1].(int32)), nil
+			return types.DateMinusDate(a[0].(int32), a[1].(int32))
 		case lt.ID == types.Date && x.Op == "+":
-			d = int64(a[0].(int32)) + a[1].(int64)
+			date, days = a[0].(int32), a[1].(int64)
 		case lt.ID == types.Date:
-			d = int64(a[0].(int32)) - a[1].(int64)
+			date, days = a[0].(int32), -a[1].(int64)
 		default:
-			d = int64(a[1].(int32)) + a[0].(int64)
+			date, days = a[1].(int32), a[0].(int64)
 		}
-		if d < -2451545 || d > 2147483647-2451545 {
-			return nil, pgerr.New(pgerr.DatetimeFieldOverflow, "date out of range")
-		}
-		return int32(d), nil
+		return types.DatePlusDays(date, days)
 	})
 }
 

@@ -134,9 +134,9 @@ func bindRoundTrunc(round bool) func([]types.T) Impl {
 				scale = a[1].(int64)
 			}
 			if round {
-				return types.NumericRound(v.(*apd.Decimal), int32(scale)), nil
+				return types.NumericRound(v.(*apd.Decimal), clampInt32(scale))
 			}
-			return types.NumericTrunc(v.(*apd.Decimal), int32(scale)), nil
+			return types.NumericTrunc(v.(*apd.Decimal), clampInt32(scale))
 		}
 	})
 }
@@ -252,43 +252,90 @@ func trimImpl(trim func(s, cutset string) string) Impl {
 	}
 }
 
-// maxTextBytes is PostgreSQL's largest field (MaxAllocSize, 1 GB - 1).
-const maxTextBytes = 1<<30 - 1
-
-// repeatImpl is repeat(text, n): n copies, none for n <= 0, and
-// PostgreSQL's 54000 past its largest value.
+// repeatImpl is repeat(text, int): 54000 "requested length too large"
+// when the result with its 4-byte header would pass PostgreSQL's
+// largest allocation, checked before anything is allocated.
 func repeatImpl(a []any) (any, error) {
 	s, n := a[0].(string), a[1].(int64)
 	if n <= 0 || s == "" {
 		return "", nil
 	}
-	if int64(len(s)) > maxTextBytes/n {
-		return nil, pgerr.New(pgerr.ProgramLimitExceeded, "requested length too large")
+	if int64(len(s))*n > types.MaxValueBytes-types.VarHdrSize {
+		return nil, types.ErrRequestedLengthTooLarge()
 	}
 	return strings.Repeat(s, int(n)), nil
 }
 
+// replaceImpl is replace(text, from, to). PostgreSQL's text_replace builds
+// the result in a StringInfo, chunk by chunk, so a result that would pass
+// the value size limit fails with that buffer's 54000 error at the first
+// append that no longer fits; the size is worked out before building it.
 func replaceImpl(a []any) (any, error) {
-	if a[1].(string) == "" {
-		return a[0], nil
+	src, from, to := a[0].(string), a[1].(string), a[2].(string)
+	if from == "" || src == "" {
+		return src, nil
 	}
-	return strings.ReplaceAll(a[0].(string), a[1].(string), a[2].(string)), nil
+	n := strings.Count(src, from)
+	if n == 0 {
+		return src, nil
+	}
+	if int64(len(src))+int64(n)*(int64(len(to))-int64(len(from))) >= types.MaxValueBytes-types.VarHdrSize {
+		if err := replaceSizeError(src, from, to); err != nil {
+			return nil, err
+		}
+	}
+	return strings.ReplaceAll(src, from, to), nil
+}
+
+// replaceSizeError replays text_replace's appends (the text before each
+// match, then the replacement; finally the rest) and returns the error of
+// the first that does not fit, or of the final text's allocation.
+func replaceSizeError(src, from, to string) error {
+	have, start := 0, 0
+	for {
+		i := strings.Index(src[start:], from)
+		if i < 0 {
+			break
+		}
+		for _, more := range []int{i, len(to)} {
+			if err := types.CheckConcatSize(have, more); err != nil {
+				return err
+			}
+			have += more
+		}
+		start += i + len(from)
+	}
+	if err := types.CheckConcatSize(have, len(src)-start); err != nil {
+		return err
+	}
+	return types.CheckTextSize(have + len(src) - start)
 }
 
 func bindConcat(argTypes []types.T) Impl {
 	return func(a []any) (any, error) {
-		var b strings.Builder
+		// concat_internal appends each argument's text to a StringInfo.
+		parts := make([]string, 0, len(a))
+		have := 0
 		for i, v := range a {
 			if v == nil {
 				continue
 			}
+			var text string
 			if argTypes[i].IsString() {
-				b.WriteString(v.(string))
+				text = v.(string)
 			} else {
-				b.WriteString(types.Format(argTypes[i], v))
+				text = types.Format(argTypes[i], v)
 			}
+			if err := types.CheckConcatSize(have, len(text)); err != nil {
+				return nil, err
+			}
+			have += len(text)
+			parts = append(parts, text)
 		}
-		return b.String(), nil
+		if err := types.CheckTextSize(have); err != nil {
+			return nil, err
+		}
+		return strings.Join(parts, ""), nil
 	}
 }
 
@@ -314,4 +361,10 @@ func bindExtract(float bool) func([]types.T) Impl {
 			return d, nil
 		}
 	}
+}
+
+// clampInt32 narrows an int64 argument bound to a PostgreSQL int4
+// parameter; values outside int32 clamp (the callee clamps further).
+func clampInt32(v int64) int32 {
+	return int32(min(max(v, math.MinInt32), math.MaxInt32))
 }

@@ -17,7 +17,9 @@ import (
 	"github.com/pgfed/pgfed/types"
 )
 
-// TypeFromName resolves a parse-tree type name.
+// TypeFromName resolves a parse-tree type name, checking its type
+// modifiers as PostgreSQL's typmodin functions do (every place a type name
+// is resolved comes here: casts, CREATE TABLE, IMPORT FOREIGN SCHEMA).
 func TypeFromName(tn *pg.TypeName) (types.T, error) {
 	if len(tn.ArrayBounds) > 0 {
 		return types.T{}, pgerr.NotSupported("array types")
@@ -26,44 +28,100 @@ func TypeFromName(tn *pg.TypeName) (types.T, error) {
 	for _, n := range tn.Names {
 		name = n.GetString_().Sval
 	}
-	mods := make([]int32, 0, 2)
-	for _, m := range tn.Typmods {
-		c := m.GetAConst()
-		if c == nil || c.GetIval() == nil {
-			return types.T{}, pgerr.New(pgerr.SyntaxError, "type modifiers must be simple constants or identifiers")
-		}
-		mods = append(mods, c.GetIval().Ival)
-	}
+	pos := int(tn.Location) + 1
 	t, ok := typeByName(name)
 	if !ok {
-		return types.T{}, pgerr.New(pgerr.UndefinedObject, "type %q does not exist", name).WithPosition(int(tn.Location) + 1)
+		return types.T{}, pgerr.New(pgerr.UndefinedObject, "type %q does not exist", name).WithPosition(pos)
+	}
+	if len(tn.Typmods) == 0 {
+		if t.ID == types.Bpchar && strings.ToLower(name) != "bpchar" {
+			t.Len = 1 // char without length is char(1)
+		}
+		return t, nil
+	}
+	takesTypmod := t.ID == types.Varchar || t.ID == types.Bpchar || t.ID == types.Numeric || t.IsDatetime()
+	if !takesTypmod {
+		return types.T{}, pgerr.New(pgerr.SyntaxError, "type modifier is not allowed for type %q", name).WithPosition(pos)
+	}
+	mods, err := typmodValues(tn.Typmods, pos)
+	if err != nil {
+		return types.T{}, err
 	}
 	switch t.ID {
 	case types.Varchar, types.Bpchar:
-		if len(mods) > 0 {
-			if mods[0] < 1 {
-				return types.T{}, pgerr.New(pgerr.SyntaxError, "length for type %s must be at least 1", name)
-			}
-			t.Len = mods[0]
-		} else if t.ID == types.Bpchar && name != "bpchar" {
-			t.Len = 1 // char without length is char(1)
+		// anychar_typmodin; bpchar's messages call it "char".
+		typeName := "varchar"
+		if t.ID == types.Bpchar {
+			typeName = "char"
 		}
+		if len(mods) != 1 {
+			return types.T{}, pgerr.New(pgerr.InvalidParameterValue, "invalid type modifier").WithPosition(pos)
+		}
+		if mods[0] < 1 {
+			return types.T{}, pgerr.New(pgerr.InvalidParameterValue, "length for type %s must be at least 1", typeName).WithPosition(pos)
+		}
+		if mods[0] > types.MaxAttrSize {
+			return types.T{}, pgerr.New(pgerr.InvalidParameterValue, "length for type %s cannot exceed %d", typeName, types.MaxAttrSize).WithPosition(pos)
+		}
+		t.Len = mods[0]
 	case types.Numeric:
-		if len(mods) > 0 {
-			if mods[0] < 1 || mods[0] > 1000 {
-				return types.T{}, pgerr.New(pgerr.InvalidParameterValue, "NUMERIC precision %d must be between 1 and 1000", mods[0])
-			}
-			t.Precision = int16(mods[0])
-			if len(mods) > 1 {
-				t.Scale = int16(mods[1])
-			}
+		// numerictypmodin.
+		if len(mods) > 2 {
+			return types.T{}, pgerr.New(pgerr.InvalidParameterValue, "invalid NUMERIC type modifier").WithPosition(pos)
 		}
-	default:
-		if len(mods) > 0 && !t.IsDatetime() {
-			return types.T{}, pgerr.New(pgerr.SyntaxError, "type modifier is not allowed for type %q", name)
+		if mods[0] < 1 || mods[0] > types.NumericMaxPrecision {
+			return types.T{}, pgerr.New(pgerr.InvalidParameterValue, "NUMERIC precision %d must be between 1 and %d", mods[0], types.NumericMaxPrecision).WithPosition(pos)
+		}
+		t.Precision = int16(mods[0])
+		if len(mods) > 1 {
+			if mods[1] < types.NumericMinScale || mods[1] > types.NumericMaxScale {
+				return types.T{}, pgerr.New(pgerr.InvalidParameterValue, "NUMERIC scale %d must be between %d and %d", mods[1], types.NumericMinScale, types.NumericMaxScale).WithPosition(pos)
+			}
+			t.Scale = int16(mods[1])
 		}
 	}
 	return t, nil
+}
+
+// typmodValues is typenameTypeMod plus ArrayGetIntegerTypmods: each
+// modifier must be an integer, float or string constant or a bare
+// identifier, and is then read as an int4 (so numeric('a') is 22P02 and
+// numeric(2147483648) 22003, as in PostgreSQL).
+func typmodValues(typmods []*pg.Node, pos int) ([]int32, error) {
+	mods := make([]int32, 0, len(typmods))
+	for _, m := range typmods {
+		var text string
+		if c := m.GetAConst(); c != nil && !c.Isnull {
+			switch {
+			case c.GetIval() != nil:
+				mods = append(mods, c.GetIval().Ival)
+				continue
+			case c.GetFval() != nil:
+				text = c.GetFval().Fval
+			case c.GetSval() != nil:
+				text = c.GetSval().Sval
+			default:
+				return nil, errTypmodNotSimple(pos)
+			}
+		} else if cr := m.GetColumnRef(); cr != nil && len(cr.Fields) == 1 && cr.Fields[0].GetString_() != nil {
+			text = cr.Fields[0].GetString_().Sval
+		} else {
+			return nil, errTypmodNotSimple(pos)
+		}
+		v, err := types.Parse(types.Int4T, text)
+		if err != nil {
+			if pe, ok := pgerr.As(err); ok {
+				return nil, pe.WithPosition(pos)
+			}
+			return nil, err
+		}
+		mods = append(mods, int32(v.(int64)))
+	}
+	return mods, nil
+}
+
+func errTypmodNotSimple(pos int) error {
+	return pgerr.New(pgerr.SyntaxError, "type modifiers must be simple constants or identifiers").WithPosition(pos)
 }
 
 func typeByName(name string) (types.T, bool) {

@@ -39,7 +39,7 @@ func Parse(sql string) (*pg.ParseResult, error) {
 		if strings.Contains(err.Error(), "exceeded maximum recursion depth") {
 			return nil, errStackDepth()
 		}
-		pe := &pgerr.Error{Code: pgerr.SyntaxError, Message: err.Error()}
+		pe := &pgerr.Error{Code: parseErrorCode(err.Error()), Message: err.Error()}
 		if perr, ok := err.(*parser.Error); ok {
 			// libpg_query's cursor already counts characters, as PostgreSQL's.
 			pe.Position = perr.Cursorpos
@@ -47,6 +47,16 @@ func Parse(sql string) (*pg.ParseResult, error) {
 		return nil, pe
 	}
 	return tree, nil
+}
+
+// parseErrorCode is the SQLSTATE of a parser error. pg_query reports no
+// SQLSTATE; nearly every grammar error is 42601, but gram.y checks float(p)'s
+// precision itself with 22023.
+func parseErrorCode(msg string) string {
+	if strings.HasPrefix(msg, "precision for type float must be") {
+		return pgerr.InvalidParameterValue
+	}
+	return pgerr.SyntaxError
 }
 
 func errStackDepth() error {

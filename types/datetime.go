@@ -185,6 +185,33 @@ func appendTimestamp(buf []byte, v int64, withZone bool) []byte {
 	return buf
 }
 
+// DatePlusDays is date_pli (and date_mii with days negated): an infinite
+// date stays as it is; a result outside the date range is 22008 "date out
+// of range".
+func DatePlusDays(date int32, days int64) (int32, error) {
+	if date == DateNegInfinity || date == DatePosInfinity {
+		return date, nil
+	}
+	r := int64(date) + days
+	if r < minDateDays || r >= endDateDays {
+		return 0, errDateOutOfRange()
+	}
+	return int32(r), nil
+}
+
+// DateMinusDate is date_mi, the number of days from b to a; infinite
+// dates are 22008 "cannot subtract infinite dates".
+func DateMinusDate(a, b int32) (int64, error) {
+	if a == DateNegInfinity || a == DatePosInfinity || b == DateNegInfinity || b == DatePosInfinity {
+		return 0, pgerr.New(pgerr.DatetimeFieldOverflow, "cannot subtract infinite dates")
+	}
+	return int64(a) - int64(b), nil
+}
+
+func errDateOutOfRange() error {
+	return pgerr.New(pgerr.DatetimeFieldOverflow, "date out of range")
+}
+
 // dateToTimestamp is the date to timestamp (and, at UTC, timestamptz) cast:
 // midnight of the date; 22008 "date out of range for timestamp".
 func dateToTimestamp(days int32) (int64, error) {
@@ -240,6 +267,14 @@ func splitTimestamp(v int64) brokenDownTime {
 // joinTimestamp is tm2timestamp without a zone: the fields back to
 // microseconds, or false when outside the timestamp range.
 func joinTimestamp(year, month, day, hour, minute, second, usec int64) (int64, bool) {
+	return joinTimestampZone(year, month, day, hour, minute, second, usec, 0)
+}
+
+// joinTimestampZone is tm2timestamp with a zone offset: the local fields
+// plus offsetSecs seconds (the zone's distance west of UTC). As in
+// PostgreSQL, the range is checked on the result, after the zone moved it,
+// so 4714-11-23 23:00:00-01 BC is the first valid timestamptz.
+func joinTimestampZone(year, month, day, hour, minute, second, usec, offsetSecs int64) (int64, bool) {
 	if !validJulianDate(year, month) {
 		return 0, false
 	}
@@ -263,6 +298,11 @@ func joinTimestamp(year, month, day, hour, minute, second, usec int64) (int64, b
 	if (pgValue < 0 && pgDays > 0) || (pgValue > 0 && pgDays < -1) {
 		return 0, false
 	}
+	offset := offsetSecs * usecsPerSec
+	if (offset > 0 && v > math.MaxInt64-offset) || (offset < 0 && v < math.MinInt64-offset) {
+		return 0, false
+	}
+	v += offset
 	return v, validTimestamp(v)
 }
 

@@ -1048,11 +1048,11 @@ func parseTimestamp(s string, withZone bool) (int64, error) {
 	case dtNegInfinity:
 		return TimestampNegInfinity, nil
 	}
-	v, ok := joinTimestamp(d.year, d.month, d.day, d.hour, d.minute, d.second, d.usec)
-	if ok && withZone {
-		v += d.zone * usecsPerSec
-		ok = validTimestamp(v)
+	zone := int64(0)
+	if withZone {
+		zone = d.zone
 	}
+	v, ok := joinTimestampZone(d.year, d.month, d.day, d.hour, d.minute, d.second, d.usec, zone)
 	if !ok {
 		return 0, pgerr.New(pgerr.DatetimeFieldOverflow, "timestamp out of range: \"%s\"", s)
 	}

@@ -384,6 +384,10 @@ func Float8ToFloat4(v float64) (float64, error) {
 	return float64(r), nil
 }
 
+// ErrFloatOverflow is PostgreSQL's float_overflow_error: 22003 "value out
+// of range: overflow".
+func ErrFloatOverflow() error { return errFloatOverflow() }
+
 func errFloatOverflow() error {
 	return pgerr.New(pgerr.NumericValueOutOfRange, "value out of range: overflow")
 }

@@ -22,6 +22,7 @@ const (
 	numericMinSigDigits    = 16     // NUMERIC_MIN_SIG_DIGITS
 	numericMaxDisplayScale = 1000   // NUMERIC_MAX_DISPLAY_SCALE
 	numericMaxResultScale  = 2000   // NUMERIC_MAX_RESULT_SCALE
+	numericWeightMax       = 0x7FFF // NUMERIC_WEIGHT_MAX, in base-10000 digits
 	numericMaxDscale       = 0x3FFF // NUMERIC_DSCALE_MAX, the largest storable display scale
 	numericMaxIntDigits    = 131072 // 32768 base-10000 digits before the decimal point
 	nbaseDigits            = 4      // decimal digits per base-10000 digit (DEC_DIGITS)
@@ -154,7 +155,7 @@ func rescaleCoeff(c *apd.BigInt, from, to int32, round bool) (*apd.BigInt, int32
 			q.Add(q, apd.NewBigInt(1))
 		}
 	}
-	if to < 0 {
+	if to < 0 && q.Sign() != 0 {
 		q.Mul(q, pow10(-int64(to)))
 	}
 	if c.Sign() < 0 {
@@ -384,22 +385,31 @@ func NumericAbs(a *apd.Decimal) *apd.Decimal {
 // NumericRound is round(numeric, int): a rounded half away from zero to
 // scale digits after the point (before it when scale is negative). The
 // result's display scale is max(scale, 0), so round(1.5, 3) is 1.500.
-func NumericRound(a *apd.Decimal, scale int32) *apd.Decimal {
+// As in numeric_round, scale is clamped to what a numeric can hold (up to
+// NUMERIC_DSCALE_MAX digits after the point), and a result that rounds up
+// past the largest numeric is 22003 "value overflows numeric format".
+func NumericRound(a *apd.Decimal, scale int32) (*apd.Decimal, error) {
 	return roundOrTrunc(a, scale, true)
 }
 
 // NumericTrunc is trunc(numeric, int): like NumericRound but truncating.
-func NumericTrunc(a *apd.Decimal, scale int32) *apd.Decimal {
+func NumericTrunc(a *apd.Decimal, scale int32) (*apd.Decimal, error) {
 	return roundOrTrunc(a, scale, false)
 }
 
-func roundOrTrunc(a *apd.Decimal, scale int32, round bool) *apd.Decimal {
+func roundOrTrunc(a *apd.Decimal, scale int32, round bool) (*apd.Decimal, error) {
 	if isSpecial(a) {
-		return a
+		return a, nil
 	}
-	scale = min(max(scale, -numericMaxResultScale), numericMaxResultScale)
+	// numeric_round allows one more digit before the point than
+	// numeric_trunc, as the most significant digit may round up.
+	minScale := int32(-(numericWeightMax + 1) * nbaseDigits)
+	if round {
+		minScale--
+	}
+	scale = min(max(scale, minScale), numericMaxDscale)
 	c, from := numericParts(a)
-	return buildNumeric(rescaleCoeff(c, from, scale, round))
+	return makeNumeric(rescaleCoeff(c, from, scale, round))
 }
 
 // NumericFloor returns the largest integer <= a (scale 0).
@@ -445,7 +455,14 @@ func NumericSqrt(a *apd.Decimal) (*apd.Decimal, error) {
 	rscale = min(max(rscale, int64(scale), 0), numericMaxDisplayScale)
 	// Take the root with one digit more than needed; rounding that digit
 	// gives the correctly rounded result, as the rest only ever lowers it.
-	radicand := new(apd.BigInt).Mul(c, pow10(2*(rscale+1)-int64(scale)))
+	// floor(sqrt(floor(x))) is floor(sqrt(x)), so digits of the radicand
+	// below what the root needs may be dropped (tiny inputs at large scales).
+	radicand := new(apd.BigInt)
+	if shift := 2*(rscale+1) - int64(scale); shift >= 0 {
+		radicand.Mul(c, pow10(shift))
+	} else {
+		radicand.Quo(c, pow10(-shift))
+	}
 	root := new(apd.BigInt).Sqrt(radicand)
 	rounded, _ := rescaleCoeff(root, int32(rscale)+1, int32(rscale), true)
 	return makeNumeric(rounded, int32(rscale))

@@ -36,9 +36,9 @@ func TestNumericUnary(t *testing.T) {
 		var err error
 		switch c.fn {
 		case "round":
-			v = NumericRound(a, c.arg)
+			v, err = NumericRound(a, c.arg)
 		case "trunc":
-			v = NumericTrunc(a, c.arg)
+			v, err = NumericTrunc(a, c.arg)
 		case "floor":
 			v = NumericFloor(a)
 		case "ceil":
