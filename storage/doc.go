@@ -13,11 +13,16 @@
 //     DELETE and TRUNCATE hold from before they read until their
 //     transaction ends. Every batch handed out is retained for the caller,
 //     who releases it.
+//   - Small writes do not pile up: a write set's lists and each new
+//     version have their runs of small batches merged into new batches
+//     (compact.go), at amortized O(rows written), so that a table written
+//     a row at a time is still scanned as few batches (Table.NumBatches).
+//     Older versions and savepoints keep the batches they had.
 //   - Catalog changes return a Change (revert at abort, finish at commit):
 //     DDL is transactional, though other sessions see it at once.
 //   - Rows have an identity while their table is locked: ctid (batch and
-//     row) and tableoid, system columns scans read at negative column
-//     numbers.
+//     row: the position in the statement's View) and tableoid, system
+//     columns scans read at negative column numbers.
 //   - The Catalog is safe for concurrent use; DDL takes its write lock.
 //   - Statistics (row counts, per-column distinct estimates) are kept up to
 //     date by the writers, for the planner's estimates.

@@ -92,6 +92,23 @@ func (t *Table) Snapshot() []arrow.RecordBatch {
 	return retained(t.latestLocked().batches)
 }
 
+// current returns the table's batches (retained for the caller) and the
+// commit they are the version of.
+func (t *Table) current() ([]arrow.RecordBatch, uint64) {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	v := t.latestLocked()
+	return retained(v.batches), v.seq
+}
+
+// NumBatches is the number of batches the table's current version holds
+// (what a scan of it walks; see compact.go for how writes keep it low).
+func (t *Table) NumBatches() int {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	return len(t.latestLocked().batches)
+}
+
 // SnapshotAt returns the table's batches as of commit seq (the newest
 // version at or before it), retained for the caller.
 func (t *Table) SnapshotAt(seq uint64) []arrow.RecordBatch {
@@ -190,6 +207,10 @@ func (t *Table) dropOldVersions() {
 	keep := len(t.versions) - 1
 	for keep > 0 && t.versions[keep].seq > horizon {
 		keep--
+	}
+	if keep <= 0 { // nothing to drop (while an old snapshot holds on)
+		t.mu.Unlock()
+		return
 	}
 	dropped := t.versions[:keep]
 	t.versions = append([]tableVersion(nil), t.versions[keep:]...)

@@ -32,7 +32,7 @@ type View struct {
 
 type viewed struct {
 	batches []arrow.RecordBatch // one reference each, owned by the view
-	seen    int                 // own appends included
+	seen    int                 // rows of own appends included
 }
 
 // NewView returns the view of a statement reading at snap (nil: the
@@ -49,8 +49,8 @@ func (v *View) Batches(t *Table) []arrow.RecordBatch {
 	return retained(v.viewLocked(t).batches)
 }
 
-// Seen is the number of the transaction's own appends to t that the
-// statement's view of t includes (WriteSet.Rewrite needs it).
+// Seen is the number of rows of the transaction's own appends to t that
+// the statement's view of t includes (WriteSet.Rewrite needs it).
 func (v *View) Seen(t *Table) int {
 	v.mu.Lock()
 	defer v.mu.Unlock()

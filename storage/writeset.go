@@ -44,16 +44,20 @@ type WriteSet struct {
 	tables map[*Table]*tableWrites
 	order  []*Table // tables in the order first written
 	locked []*Table // tables this transaction holds the lock of
-	// owned holds one reference to every batch added to the set: the
-	// lists above only refer to them, so that rolling back to a savepoint
-	// is restoring the lists.
-	owned []arrow.RecordBatch
+	// owned holds the set's references to the batches in its lists (the
+	// lists only refer to them, so that rolling back to a savepoint is
+	// restoring the lists), counted per batch: one for each place the
+	// lists hold it (Append, Rewrite and merging small batches take one,
+	// and give back those of the places they empty), plus, while a
+	// savepoint is open, those of the places emptied since, which rolling
+	// back may restore. reset releases them all.
+	owned map[arrow.RecordBatch]int
 	marks []wsMark
 }
 
 // NewWriteSet returns an empty write set with a lock identity of its own.
 func NewWriteSet() *WriteSet {
-	return &WriteSet{owner: NewLockOwner(), tables: map[*Table]*tableWrites{}}
+	return &WriteSet{owner: NewLockOwner(), tables: map[*Table]*tableWrites{}, owned: map[arrow.RecordBatch]int{}}
 }
 
 var (
@@ -88,13 +92,49 @@ func (w *WriteSet) writes(t *Table) *tableWrites {
 	return tw
 }
 
-func (w *WriteSet) own(bs []arrow.RecordBatch) { w.owned = append(w.owned, bs...) }
+// own takes over one reference to each of bs, for a place in the lists.
+func (w *WriteSet) own(bs []arrow.RecordBatch) {
+	for _, b := range bs {
+		w.owned[b]++
+	}
+}
+
+// disown gives back the references of places in the lists that no longer
+// hold bs, unless a savepoint is open (which may restore them).
+func (w *WriteSet) disown(bs []arrow.RecordBatch) {
+	if len(w.marks) > 0 {
+		return
+	}
+	for _, b := range bs {
+		switch n := w.owned[b]; n {
+		case 0:
+			continue
+		case 1:
+			delete(w.owned, b)
+		default:
+			w.owned[b] = n - 1
+		}
+		b.Release()
+	}
+}
+
+// merge returns bs, a list of t's, with its runs of small batches merged
+// (compact.go): the set owns the merged batches instead of their parts.
+// bs itself is not changed (a savepoint's copy may share it).
+func (w *WriteSet) merge(t *Table, bs []arrow.RecordBatch) []arrow.RecordBatch {
+	out, created, merged := mergeSmall(t.arrowSchema, bs)
+	w.own(created)
+	w.disown(merged)
+	return out
+}
 
 // Append adds batches (with t's schema) to t at commit, taking them over.
+// Small appends are merged as they come (compact.go), so that many small
+// INSERTs in one transaction leave few batches.
 func (w *WriteSet) Append(t *Table, bs ...arrow.RecordBatch) {
 	w.own(bs)
 	tw := w.writes(t)
-	tw.appends = append(tw.appends[:len(tw.appends):len(tw.appends)], bs...)
+	tw.appends = w.merge(t, append(tw.appends[:len(tw.appends):len(tw.appends)], bs...))
 }
 
 // Truncate makes t's contents at commit empty, plus whatever is appended
@@ -102,26 +142,50 @@ func (w *WriteSet) Append(t *Table, bs ...arrow.RecordBatch) {
 // caller must hold t's lock.
 func (w *WriteSet) Truncate(t *Table) {
 	tw := w.writes(t)
+	gone := append(tw.content[:len(tw.content):len(tw.content)], tw.appends...)
 	tw.replaced, tw.content, tw.appends = true, nil, nil
+	w.disown(gone)
 }
 
 // Rewrite makes t's contents kept (taking the batches over), which the
 // caller computed from the batches a View gave for t, followed by the
-// batches appended to t since that view (seen is the number of appends it
-// included). UPDATE and DELETE rewrite so; the caller must hold t's lock
-// from the view on.
+// rows appended to t since that view (seen is the number of appended rows
+// it included, View.Seen). UPDATE and DELETE rewrite so; the caller must
+// hold t's lock from the view on. The appends are counted in rows, not
+// batches, because merging may have joined rows the view saw with rows
+// appended after it into one batch: that batch is cut.
 func (w *WriteSet) Rewrite(t *Table, kept []arrow.RecordBatch, seen int) {
 	w.own(kept)
 	tw := w.writes(t)
-	later := tw.appends[min(seen, len(tw.appends)):]
+	content := append([]arrow.RecordBatch(nil), kept...)
+	gone := tw.content[:len(tw.content):len(tw.content)]
+	skip := int64(seen)
+	for _, b := range tw.appends {
+		n := b.NumRows()
+		switch {
+		case skip > 0 && skip >= n: // seen: what is left of it is in kept
+			skip -= n
+			gone = append(gone, b)
+		case skip > 0:
+			later := b.NewSlice(skip, n)
+			w.own([]arrow.RecordBatch{later})
+			content = append(content, later)
+			gone = append(gone, b)
+			skip = 0
+		default:
+			content = append(content, b)
+		}
+	}
 	tw.replaced = true
-	tw.content = append(append([]arrow.RecordBatch(nil), kept...), later...)
+	tw.content = w.merge(t, content)
 	tw.appends = nil
+	w.disown(gone)
 }
 
 // overlay returns what this transaction sees of t given base, the
 // committed batches its snapshot reads: base, or t's new contents, then
-// its appends (not retained); seen is the number of appends included.
+// its appends (not retained); seen is the number of appended rows
+// included.
 func (w *WriteSet) overlay(t *Table, base []arrow.RecordBatch) ([]arrow.RecordBatch, int) {
 	tw := w.tables[t]
 	if tw == nil {
@@ -131,7 +195,11 @@ func (w *WriteSet) overlay(t *Table, base []arrow.RecordBatch) ([]arrow.RecordBa
 	if tw.replaced {
 		head = tw.content
 	}
-	return append(append([]arrow.RecordBatch(nil), head...), tw.appends...), len(tw.appends)
+	seen := 0
+	for _, b := range tw.appends {
+		seen += int(b.NumRows())
+	}
+	return append(append([]arrow.RecordBatch(nil), head...), tw.appends...), seen
 }
 
 // Wrote reports whether this transaction changed t.
@@ -156,30 +224,78 @@ func (w *WriteSet) OnXact(ctx context.Context, ev xact.Event) error {
 }
 
 // publish makes the writes one commit: each table gets its new version.
+// The new versions are built (and their small batches merged) before the
+// commit clock is taken, under the tables' locks that PreCommit took, so
+// that other commits wait only for the publication itself.
 func (w *WriteSet) publish() {
 	if len(w.order) > 0 {
+		next := make([]pendingVersion, len(w.order))
+		for i, t := range w.order {
+			next[i] = w.nextVersion(t)
+		}
 		clock.commit(func(seq uint64) {
-			for _, t := range w.order {
-				tw := w.tables[t]
-				head := tw.content
-				if !tw.replaced {
-					head = t.Snapshot()
-					defer releaseBatches(head)
+			for i, t := range w.order {
+				if next[i].stale() {
+					// Appended to by a commit of its own (Table.Append),
+					// which takes no lock: build on that.
+					next[i].release()
+					next[i] = w.nextVersion(t)
 				}
-				t.publish(seq, append(append([]arrow.RecordBatch(nil), head...), tw.appends...))
+				t.publish(seq, next[i].batches)
 			}
 		})
-		for _, t := range w.order {
+		for i, t := range w.order {
+			next[i].release()
 			t.dropOldVersions()
 		}
 	}
 	w.reset()
 }
 
+// pendingVersion is a table's next version, built before its commit.
+type pendingVersion struct {
+	t       *Table
+	batches []arrow.RecordBatch
+	// held are references to drop once it is published: the committed
+	// batches it was built on, and the merged ones.
+	held []arrow.RecordBatch
+	// base is the commit of the table's version it builds on, when it
+	// keeps that version's batches (appends only).
+	base   uint64
+	onBase bool
+}
+
+// nextVersion builds t's version as of this transaction's commit: its
+// current one (or the transaction's new contents), then the appends,
+// with runs of small batches merged.
+func (w *WriteSet) nextVersion(t *Table) pendingVersion {
+	tw := w.tables[t]
+	p := pendingVersion{t: t}
+	head := tw.content
+	if !tw.replaced {
+		head, p.base = t.current()
+		p.held, p.onBase = head, true
+	}
+	all := append(append([]arrow.RecordBatch(nil), head...), tw.appends...)
+	var created []arrow.RecordBatch
+	p.batches, created, _ = mergeSmall(t.arrowSchema, all)
+	p.held = append(p.held, created...)
+	return p
+}
+
+// stale reports whether the table got a version p does not build on.
+func (p pendingVersion) stale() bool { return p.onBase && p.t.LastCommit() != p.base }
+
+func (p pendingVersion) release() { releaseBatches(p.held) }
+
 // reset forgets the writes, releases the batches and the locks.
 func (w *WriteSet) reset() {
-	releaseBatches(w.owned)
-	w.owned = nil
+	for b, n := range w.owned {
+		for range n {
+			b.Release()
+		}
+	}
+	clear(w.owned)
 	clear(w.tables)
 	w.order, w.marks = w.order[:0], w.marks[:0]
 	locks.unlock(w.owner, w.locked)
