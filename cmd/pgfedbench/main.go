@@ -87,6 +87,18 @@
 // -runs, -only (psum, pfilter, psort), -json, -sequential, -pgdsn,
 // -pgshared and -cpuprofile of the local suite.
 //
+// -suite spill runs the spill suite, ORDER BY, GROUP BY and DISTINCT
+// over s(k bigint, g bigint) at work_mem 4MB and 64MB with their peak
+// memory, pgfed in a child process and PostgreSQL 15 in a fresh backend
+// per query, then the cancel latency of each long operator (see
+// spill.go), with the flags -runs (3 by default in this suite, fewer
+// for a query whose runs would take over 20 s), -only
+// (sort, groupby, distinct, cancel), -json and -pgshared, and its own
+// -spillrows LIST (rows of s, default 10000000,50000000; the issue's
+// full run is 10000000,50000000,200000000), -workmem LIST (default
+// 4MB,64MB) and -cancelafter D (how long a query of the cancel table runs
+// before it is cancelled, default 500ms).
+//
 // The throwaway cluster (package pgtest: initdb in a temporary directory,
 // server as the postgres OS user when run as root) needs PostgreSQL 15's
 // server binaries. It is stopped and removed when the command ends, also on
@@ -116,15 +128,19 @@ type options struct {
 	pgShared   string
 	cpuProfile string
 	sequential bool
-	suite      string        // suiteLocal, suiteRemote, suiteAsync, suiteXact or suiteParallel
+	suite      string        // suiteLocal, suiteRemote, suiteAsync, suiteXact, suiteParallel or suiteSpill
 	remote     remoteOptions // the remote suite's flags
 	async      asyncOptions  // the async suite's flags (-latency is the xact suite's too)
 	xact       xactOptions   // the xact suite's flags
+	spill      spillOptions  // the spill suite's flags
 }
 
 func main() {
 	if len(os.Args) == 3 && os.Args[1] == childProxyArg {
 		os.Exit(runChildProxy(os.Args[2], os.Stdin, os.Stdout))
+	}
+	if len(os.Args) == 3 && os.Args[1] == spillChildArg {
+		os.Exit(runSpillChild(os.Args[2], os.Stdin, os.Stdout))
 	}
 	os.Exit(benchMain(os.Args[1:]))
 }
@@ -154,6 +170,8 @@ func benchMain(args []string) int {
 		return suiteMain(ctx, opts, runXact, writeXactJSON, writeXactTable, func(r *xactReport) int { return len(r.Errors) })
 	case suiteParallel:
 		return suiteMain(ctx, opts, runParallel, writeParallelJSON, writeParallelTable, func(r *parallelReport) int { return len(r.Errors) })
+	case suiteSpill:
+		return suiteMain(ctx, opts, runSpill, writeSpillJSON, writeSpillTable, func(r *spillReport) int { return len(r.Errors) })
 	}
 	// The local suite reports its comparisons and never fails on them.
 	return suiteMain(ctx, opts, run, writeJSON, writeTable, func(*report) int { return 0 })
@@ -170,10 +188,11 @@ func parseFlags(args []string) (options, error) {
 	fs.StringVar(&opts.pgShared, "pgshared", "2GB", "shared_buffers of the throwaway cluster")
 	fs.BoolVar(&opts.sequential, "sequential", false, "make b = i (ascending) instead of a permutation of i")
 	fs.StringVar(&opts.cpuProfile, "cpuprofile", "", "write a CPU profile of pgfed per workload to `prefix`.NAME.pprof")
-	fs.StringVar(&opts.suite, "suite", suiteLocal, "benchmark suite: local (pgfed's own tables), remote (foreign tables vs postgres_fdw), async (async Append at injected latency), xact (remote transactions and batch INSERTs at injected latency) or parallel (Gather at 0, 1 and 2 workers)")
+	fs.StringVar(&opts.suite, "suite", suiteLocal, "benchmark suite: local (pgfed's own tables), remote (foreign tables vs postgres_fdw), async (async Append at injected latency), xact (remote transactions and batch INSERTs at injected latency), parallel (Gather at 0, 1 and 2 workers) or spill (sorts and hash aggregates at a small work_mem, with peak memory, and cancel latency)")
 	addRemoteFlags(fs, &opts.remote)
 	addAsyncFlags(fs, &opts.async)
 	addXactFlags(fs, &opts.xact)
+	addSpillFlags(fs, &opts.spill)
 	if err := fs.Parse(args); err != nil {
 		return opts, err
 	}
@@ -202,8 +221,12 @@ func parseFlags(args []string) (options, error) {
 		if err := opts.xact.check(opts); err != nil {
 			return opts, err
 		}
+	case suiteSpill:
+		if err := opts.spill.check(&opts, fs); err != nil {
+			return opts, err
+		}
 	default:
-		return opts, fmt.Errorf("-suite must be %s, %s, %s, %s or %s", suiteLocal, suiteRemote, suiteAsync, suiteXact, suiteParallel)
+		return opts, fmt.Errorf("-suite must be %s, %s, %s, %s, %s or %s", suiteLocal, suiteRemote, suiteAsync, suiteXact, suiteParallel, suiteSpill)
 	}
 	re, err := regexp.Compile(*only)
 	if err != nil {
