@@ -37,6 +37,7 @@ type gatherMergeOp struct {
 	keys   []evaluator // over the child's rows, evaluated by the leader
 	inputs []*mergeInput
 	cmp    func(a, b topEntry) int // over the inputs' current batches
+	setCmp func(src int, keys []arrow.Array)
 }
 
 // mergeInput is one sorted stream: a worker's queue or the leader's copy.
@@ -170,7 +171,7 @@ func (g *gatherMergeOp) rebuildComparator() error {
 			srcKeys[i] = make([]arrow.Array, len(g.keys))
 		}
 	}
-	g.cmp = sourcesComparator(srcKeys, g.plan.Keys)
+	g.cmp, g.setCmp = settableComparator(srcKeys, g.plan.Keys)
 	return nil
 }
 
@@ -243,19 +244,15 @@ func (g *gatherMergeOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
 		return nil, err
 	}
 	// Inputs whose batch is used up read their next one now.
-	changed := false
-	for _, in := range g.inputs {
+	for i, in := range g.inputs {
 		in.start = in.pos
 		if in.batch != nil && in.pos == in.batch.NumRows() {
 			if err := g.advance(ctx, in); err != nil {
 				out.Release()
 				return nil, err
 			}
-			changed = true
+			g.setCmp(i, in.keys)
 		}
-	}
-	if changed {
-		g.rebuildComparator()
 	}
 	return out, nil
 }

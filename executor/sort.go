@@ -501,93 +501,162 @@ func entryComparator(keptKeys, batchKeys []arrow.Array, keys []nodes.SortKey) fu
 // srcKeys[s][k] is source s's array of key k (nil for a source without
 // rows); an entry names a source and a row of it.
 func sourcesComparator(srcKeys [][]arrow.Array, keys []nodes.SortKey) func(a, b topEntry) int {
-	cmps := make([]func(a, b topEntry) int, len(keys))
+	cmp, _ := settableComparator(srcKeys, keys)
+	return cmp
+}
+
+// settableComparator is sourcesComparator with a way to give one source
+// new key arrays (set), for merges whose inputs move batch by batch: the
+// other sources' prepared views stay.
+func settableComparator(srcKeys [][]arrow.Array, keys []nodes.SortKey) (cmp func(a, b topEntry) int, set func(src int, keys []arrow.Array)) {
+	cols := make([]*keySources, len(keys))
 	for k, key := range keys {
-		src := make([]arrow.Array, len(srcKeys))
+		cols[k] = newKeySources(key, len(srcKeys))
 		for s := range srcKeys {
-			src[s] = srcKeys[s][k]
+			cols[k].set(s, srcKeys[s][k])
 		}
-		cmps[k] = sourceComparator(src, key)
 	}
-	if len(cmps) == 1 {
-		return cmps[0]
+	set = func(src int, keys []arrow.Array) {
+		for k, c := range cols {
+			var a arrow.Array
+			if keys != nil {
+				a = keys[k]
+			}
+			c.set(src, a)
+		}
+	}
+	if len(cols) == 1 {
+		return cols[0].compare, set
 	}
 	return func(a, b topEntry) int {
-		for _, c := range cmps {
-			if r := c(a, b); r != 0 {
+		for _, c := range cols {
+			if r := c.compare(a, b); r != 0 {
 				return r
 			}
 		}
 		return 0
-	}
+	}, set
 }
 
-// sourceComparator compares rows of several sources (src[i] nil: no
-// rows) under one sort key, specialised per key type.
-func sourceComparator(src []arrow.Array, k nodes.SortKey) func(a, b topEntry) int {
-	t := k.Expr.Type()
-	valid := make([][]byte, len(src))
-	hasNulls := false
-	for i, a := range src {
-		if a != nil {
-			valid[i] = validity(a)
-			hasNulls = hasNulls || valid[i] != nil
-		}
-	}
-	var cmp func(a, b topEntry) int
-	switch t.ID {
+// keySources compares rows of several sources (a nil array: no rows)
+// under one sort key, through views of each source's array specialised
+// per key type.
+type keySources struct {
+	key      nodes.SortKey
+	t        types.T
+	valid    [][]byte
+	hasNulls bool
+	ints     [][]int64
+	int32s   [][]int32
+	int16s   [][]int16
+	f64s     [][]float64
+	f32s     [][]float32
+	strs     []*array.String
+	datums   [][]any // other types, decoded once per source
+	cmp      func(a, b topEntry) int
+}
+
+func newKeySources(k nodes.SortKey, n int) *keySources {
+	c := &keySources{key: k, t: k.Expr.Type(), valid: make([][]byte, n)}
+	switch c.t.ID {
 	case types.Int8, types.Timestamp, types.TimestampTZ:
-		cmp = typedSources[int64](src)
+		c.ints = make([][]int64, n)
+		c.cmp = func(a, b topEntry) int { return cmpOrdered(c.ints[a.src][a.row], c.ints[b.src][b.row]) }
 	case types.Int4, types.Date:
-		cmp = typedSources[int32](src)
+		c.int32s = make([][]int32, n)
+		c.cmp = func(a, b topEntry) int { return cmpOrdered(c.int32s[a.src][a.row], c.int32s[b.src][b.row]) }
 	case types.Int2:
-		cmp = typedSources[int16](src)
+		c.int16s = make([][]int16, n)
+		c.cmp = func(a, b topEntry) int { return cmpOrdered(c.int16s[a.src][a.row], c.int16s[b.src][b.row]) }
+	case types.Float8:
+		c.f64s = make([][]float64, n)
+		c.cmp = func(a, b topEntry) int { return cmpFloat(c.f64s[a.src][a.row], c.f64s[b.src][b.row]) }
+	case types.Float4:
+		c.f32s = make([][]float32, n)
+		c.cmp = func(a, b topEntry) int { return cmpFloat(c.f32s[a.src][a.row], c.f32s[b.src][b.row]) }
 	case types.Text, types.Varchar:
-		s := make([]*array.String, len(src))
-		for i, a := range src {
-			if a != nil {
-				s[i] = a.(*array.String)
-			}
-		}
-		cmp = func(a, b topEntry) int {
-			return strings.Compare(s[a.src].Value(int(a.row)), s[b.src].Value(int(b.row)))
+		c.strs = make([]*array.String, n)
+		c.cmp = func(a, b topEntry) int {
+			return strings.Compare(c.strs[a.src].Value(int(a.row)), c.strs[b.src].Value(int(b.row)))
 		}
 	default:
-		cmp = func(a, b topEntry) int {
-			return types.Compare(t, types.DatumAt(src[a.src], t, int(a.row)), types.DatumAt(src[b.src], t, int(b.row)))
-		}
+		c.datums = make([][]any, n)
+		c.cmp = func(a, b topEntry) int { return types.Compare(c.t, c.datums[a.src][a.row], c.datums[b.src][b.row]) }
 	}
-	desc, nullsFirst := k.Desc, k.NullsFirst
-	return func(a, b topEntry) int {
-		if hasNulls {
-			an, bn := !isValid(valid[a.src], int(a.row)), !isValid(valid[b.src], int(b.row))
-			if an || bn {
-				switch {
-				case an && bn:
-					return 0
-				case an == nullsFirst:
-					return -1
-				default:
-					return 1
-				}
-			}
+	return c
+}
+
+// set makes a source's rows those of a (nil: none).
+func (c *keySources) set(src int, a arrow.Array) {
+	c.valid[src] = nil
+	if a == nil {
+		return
+	}
+	c.valid[src] = validity(a)
+	c.hasNulls = c.hasNulls || c.valid[src] != nil
+	switch {
+	case c.ints != nil:
+		c.ints[src] = valuesOf[int64](a)
+	case c.int32s != nil:
+		c.int32s[src] = valuesOf[int32](a)
+	case c.int16s != nil:
+		c.int16s[src] = valuesOf[int16](a)
+	case c.f64s != nil:
+		c.f64s[src] = valuesOf[float64](a)
+	case c.f32s != nil:
+		c.f32s[src] = valuesOf[float32](a)
+	case c.strs != nil:
+		c.strs[src] = a.(*array.String)
+	default:
+		vals := make([]any, a.Len())
+		for r := range vals {
+			vals[r] = types.DatumAt(a, c.t, r)
 		}
-		r := cmp(a, b)
-		if desc {
-			return -r
-		}
-		return r
+		c.datums[src] = vals
 	}
 }
 
-func typedSources[T int16 | int32 | int64](src []arrow.Array) func(a, b topEntry) int {
-	v := make([][]T, len(src))
-	for i, a := range src {
-		if a != nil {
-			v[i] = valuesOf[T](a)
+// compare orders two rows, NULLs first or last as the key says.
+func (c *keySources) compare(a, b topEntry) int {
+	if c.hasNulls {
+		an, bn := !isValid(c.valid[a.src], int(a.row)), !isValid(c.valid[b.src], int(b.row))
+		if an || bn {
+			switch {
+			case an && bn:
+				return 0
+			case an == c.key.NullsFirst:
+				return -1
+			default:
+				return 1
+			}
 		}
 	}
-	return func(a, b topEntry) int { return cmpOrdered(v[a.src][a.row], v[b.src][b.row]) }
+	r := c.cmp(a, b)
+	if c.key.Desc {
+		return -r
+	}
+	return r
+}
+
+// cmpFloat orders floats as PostgreSQL does: NaN above every other value
+// and equal to itself, -0 equal to 0.
+func cmpFloat[T float32 | float64](x, y T) int {
+	switch {
+	case x < y:
+		return -1
+	case x > y:
+		return 1
+	case x == y:
+		return 0
+	}
+	xn, yn := x != x, y != y
+	switch {
+	case xn && yn:
+		return 0
+	case xn:
+		return 1
+	}
+	return -1
 }
 
 // concatBatches joins batches of one schema into one batch.
@@ -619,7 +688,9 @@ func concatBatches(bs []arrow.RecordBatch) (arrow.RecordBatch, error) {
 
 // keyComparator compares two rows of arr under one sort key.
 func keyComparator(arr arrow.Array, k nodes.SortKey) func(a, b int32) int {
-	cmp := sourceComparator([]arrow.Array{arr}, k)
+	c := newKeySources(k, 1)
+	c.set(0, arr)
+	cmp := c.compare
 	return func(a, b int32) int { return cmp(topEntry{row: a}, topEntry{row: b}) }
 }
 

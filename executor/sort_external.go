@@ -159,6 +159,7 @@ type runMerger struct {
 	runs  []*spillFile
 	srcs  []mergeSource
 	heap  topHeap // sources by their current row, the smallest on top
+	set   func(src int, keys []arrow.Array)
 	// loaded holds the batches the picks of the batch being built refer
 	// to; a source's exhausted batch stays until that batch is built.
 	loaded []arrow.RecordBatch
@@ -238,7 +239,8 @@ func (m *runMerger) setComparator() {
 			srcKeys[i] = make([]arrow.Array, len(m.keys))
 		}
 	}
-	cmp := sourcesComparator(srcKeys, m.keys)
+	cmp, set := settableComparator(srcKeys, m.keys)
+	m.set = set
 	m.heap.cmp = func(a, b topEntry) int {
 		if r := cmp(a, b); r != 0 {
 			return -r
@@ -262,10 +264,12 @@ func (m *runMerger) next(ctx context.Context, n int) (b arrow.RecordBatch, err e
 			m.heap.down(0)
 			continue
 		}
-		ok, err := m.load(int(top.src))
+		i := int(top.src)
+		ok, err := m.load(i)
 		if err != nil {
 			return nil, err
 		}
+		m.set(i, m.srcs[i].keys)
 		if ok {
 			top.row = 0
 		} else {
@@ -273,7 +277,6 @@ func (m *runMerger) next(ctx context.Context, n int) (b arrow.RecordBatch, err e
 			m.heap.items[0] = m.heap.items[last]
 			m.heap.items = m.heap.items[:last]
 		}
-		m.setComparator()
 		if len(m.heap.items) > 0 {
 			m.heap.down(0)
 		}
