@@ -132,3 +132,32 @@ func TestCancelEachLongOperator(t *testing.T) {
 		})
 	}
 }
+
+// TestCancelDuringParse: the C parser cannot be interrupted, but a
+// statement_timeout that ends while a long statement is being parsed
+// answers 57014 at once instead of after the parse.
+func TestCancelDuringParse(t *testing.T) {
+	t.Parallel()
+	s := openTest(t)
+	list := make([]string, 600000)
+	for i := range list {
+		list[i] = fmt.Sprint(i)
+	}
+	sql := "SELECT count(*) FROM generate_series(1, 10) g WHERE g IN (" + strings.Join(list, ",") + ")"
+	start := time.Now()
+	_, err := runQuery(context.Background(), s, sql)
+	parse := time.Since(start)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustExec(t, s, "SET statement_timeout = '100ms'")
+	start = time.Now()
+	_, err = runQuery(context.Background(), s, sql)
+	took := time.Since(start)
+	if pgfed.ErrorCode(err) != "57014" {
+		t.Fatalf("%v, want 57014", err)
+	}
+	if took > parse/2 {
+		t.Errorf("a 100 ms statement_timeout took %v; the statement takes %v", took, parse)
+	}
+}

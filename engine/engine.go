@@ -36,6 +36,7 @@ type Engine struct {
 	catalog *storage.Catalog
 	workers executor.WorkerPool
 	memory  *executor.MemoryPool
+	parses  sync.WaitGroup // long parses a cancel abandoned (Session.parse)
 
 	mu       sync.Mutex
 	sessions map[*Session]struct{}
@@ -64,6 +65,7 @@ func (e *Engine) Close() {
 	for _, s := range ss {
 		s.Close()
 	}
+	e.parses.Wait()
 	e.catalog.Close()
 }
 
