@@ -12,13 +12,13 @@ import (
 	"github.com/pgfed/pgfed/pgerr"
 )
 
-// spillTable is 300,000 rows (five stored batches) of keys of several
+// spillTable is 100,000 rows (two stored batches) of keys of several
 // types, NULLs among them, many duplicates and many distinct values.
 const spillTable = `CREATE TABLE sp AS SELECT g AS id,
 	CASE WHEN g % 97 = 0 THEN NULL ELSE (g::bigint * 7919) % 100003 END AS k,
 	(g % 5000)::text AS t, (g % 1000)::numeric / 8 AS n, (g % 13)::float8 AS f,
 	DATE '2020-01-01' + g % 400 AS d
-	FROM generate_series(1, 300000) g`
+	FROM generate_series(1, 100000) g`
 
 // TestSpillMatchesInMemory: sorts and hash aggregates that spill (work_mem
 // 64kB) give exactly the results of the same queries in memory, and
@@ -35,9 +35,9 @@ func TestSpillMatchesInMemory(t *testing.T) {
 	execSQL(t, s, spillTable)
 	execSQL(t, s, "SET max_parallel_workers_per_gather = 0")
 	queries := []string{
-		"SELECT id, k FROM sp ORDER BY k DESC NULLS FIRST, id LIMIT 100000",
-		"SELECT t, id FROM sp ORDER BY t, id DESC OFFSET 200000",
-		"SELECT n, f, d, id FROM sp ORDER BY f DESC, d, id OFFSET 299000",
+		"SELECT id, k FROM sp ORDER BY k DESC NULLS FIRST, id LIMIT 70000",
+		"SELECT t, id FROM sp ORDER BY t, id DESC OFFSET 60000",
+		"SELECT n, f, d, id FROM sp ORDER BY f DESC, d, id OFFSET 99000",
 		"SELECT k, count(*), sum(id), min(t), max(d) FROM sp GROUP BY k ORDER BY k",
 		"SELECT t, f, count(*), avg(n) FROM sp GROUP BY t, f ORDER BY t, f",
 		"SELECT count(*) FROM (SELECT DISTINCT k, t FROM sp) x",
@@ -63,7 +63,7 @@ func TestSpillMatchesInMemory(t *testing.T) {
 		}
 	}
 	for _, tc := range []struct{ workMem, query, want string }{
-		{"64kB", run[0], "Sort Method: external merge"}, // LIMIT 100000 is beyond top-N
+		{"64kB", run[0], "Sort Method: external merge"}, // LIMIT 70000 is beyond top-N
 		{"64kB", run[1], "Sort Method: external merge  Disk: "},
 		{"1GB", run[1], "Sort Method: quicksort  Memory: "},
 		{"64kB", run[3], "Disk Usage: "},
@@ -75,9 +75,9 @@ func TestSpillMatchesInMemory(t *testing.T) {
 			t.Errorf("work_mem %s, %s:\n%s\nwant %q", tc.workMem, tc.query, plan, tc.want)
 		}
 	}
-	// pgfed.debug_spill writes every input batch as a run: eight runs
+	// pgfed.debug_spill writes every input batch as a run: seven runs
 	// are more than one merge pass takes (six at the smallest work_mem).
-	q := "SELECT g FROM generate_series(1, 500000) g ORDER BY g % 1000, g DESC OFFSET 499990"
+	q := "SELECT g FROM generate_series(1, 420000) g ORDER BY g % 1000, g DESC OFFSET 419990"
 	want := queryRows(t, s, q)
 	execSQL(t, s, "SET pgfed.debug_spill = on")
 	if got := queryRows(t, s, q); !slices.Equal(got, want) || len(want) != 10 {
@@ -136,18 +136,18 @@ func TestSpillCancelAndMemoryLimit(t *testing.T) {
 
 	// 1GB of work_mem, but the engine has 4MB: the sort spills at 4MB.
 	execSQL(t, s, "SET work_mem = '1GB'")
-	plan := strings.Join(queryRows(t, s, "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) SELECT id FROM sp ORDER BY k OFFSET 299999"), "\n")
+	plan := strings.Join(queryRows(t, s, "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) SELECT id FROM sp ORDER BY k OFFSET 99999"), "\n")
 	if !strings.Contains(plan, "external merge") {
 		t.Errorf("sort under a 4MB engine limit:\n%s", plan)
 	}
 	// One input batch (64K rows) is more than 64kB: nothing to spill first.
 	execSQL(t, s, "SET pgfed.memory_limit = '64kB'")
-	_, err = runQuery(context.Background(), s, "SELECT id FROM sp ORDER BY k OFFSET 299999")
+	_, err = runQuery(context.Background(), s, "SELECT id FROM sp ORDER BY k OFFSET 99999")
 	if pgerr.Code(err) != "53200" {
 		t.Errorf("sort over pgfed.memory_limit: %v, want 53200", err)
 	}
 	execSQL(t, s, "RESET pgfed.memory_limit")
-	if got := queryRows(t, s, "SELECT id FROM sp ORDER BY id OFFSET 299999"); !slices.Equal(got, []string{"300000"}) {
+	if got := queryRows(t, s, "SELECT id FROM sp ORDER BY id OFFSET 99999"); !slices.Equal(got, []string{"100000"}) {
 		t.Errorf("after the failure: %q", got)
 	}
 }
