@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -98,9 +97,7 @@ func asyncDataDescription(d dataset) string {
 }
 
 func writeAsyncJSON(w io.Writer, rep *asyncReport) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(rep)
+	return writeIndentedJSON(w, rep)
 }
 
 // writeAsyncTable prints the async report for people: the setup, a table
@@ -140,30 +137,9 @@ func writeAsyncTable(w io.Writer, rep *asyncReport) error {
 	}
 
 	failed, judged := asyncFailures(rep)
-	switch {
-	case len(failed) > 0:
-		fmt.Fprintf(w, "\nFAIL: %s\n", strings.Join(failed, "; "))
-	case judged == 0:
-		fmt.Fprintln(w, "\nno targets judged")
-	default:
-		fmt.Fprintf(w, "\nall %d targets met\n", judged)
-	}
+	writeVerdict(w, failed, judged)
 
-	if len(rep.Errors) > 0 {
-		fmt.Fprintln(w)
-		fmt.Fprintln(w, "ERRORS")
-		for _, e := range rep.Errors {
-			fmt.Fprintf(w, "%s", e.Workload)
-			if e.Contender != "" {
-				fmt.Fprintf(w, ", %s", e.Contender)
-			}
-			fmt.Fprintln(w, ":")
-			if e.SQL != "" {
-				fmt.Fprintf(w, "  SQL: %s\n", e.SQL)
-			}
-			fmt.Fprintf(w, "  %s\n", strings.ReplaceAll(e.Error, "\n", "\n  "))
-		}
-	}
+	writeWorkloadErrors(w, rep.Errors)
 
 	if len(rep.Plans) > 0 {
 		fmt.Fprintln(w)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -91,9 +90,7 @@ type parallelPlan struct {
 }
 
 func writeParallelJSON(w io.Writer, rep *parallelReport) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(rep)
+	return writeIndentedJSON(w, rep)
 }
 
 // writeParallelTable prints the parallel report for people: the setup,
@@ -179,21 +176,7 @@ func writeParallelTable(w io.Writer, rep *parallelReport) error {
 		fmt.Fprintf(w, "\nall %d targets and plan checks met\n", judged)
 	}
 
-	if len(rep.Errors) > 0 {
-		fmt.Fprintln(w)
-		fmt.Fprintln(w, "ERRORS")
-		for _, e := range rep.Errors {
-			fmt.Fprintf(w, "%s", e.Workload)
-			if e.Contender != "" {
-				fmt.Fprintf(w, ", %s", e.Contender)
-			}
-			fmt.Fprintln(w, ":")
-			if e.SQL != "" {
-				fmt.Fprintf(w, "  SQL: %s\n", e.SQL)
-			}
-			fmt.Fprintf(w, "  %s\n", strings.ReplaceAll(e.Error, "\n", "\n  "))
-		}
-	}
+	writeWorkloadErrors(w, rep.Errors)
 
 	if len(rep.Plans) > 0 {
 		fmt.Fprintln(w)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -89,6 +88,37 @@ type remotePlan struct {
 }
 
 // workloadError is a contender that failed or gave a wrong answer.
+// writeVerdict ends a report with its targets' verdict.
+func writeVerdict(w io.Writer, failed []string, judged int) {
+	switch {
+	case len(failed) > 0:
+		fmt.Fprintf(w, "\nFAIL: %s\n", strings.Join(failed, "; "))
+	case judged == 0:
+		fmt.Fprintln(w, "\nno targets judged")
+	default:
+		fmt.Fprintf(w, "\nall %d targets met\n", judged)
+	}
+}
+
+// writeWorkloadErrors lists the workloads that failed to run.
+func writeWorkloadErrors(w io.Writer, errors []workloadError) {
+	if len(errors) > 0 {
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, "ERRORS")
+		for _, e := range errors {
+			fmt.Fprintf(w, "%s", e.Workload)
+			if e.Contender != "" {
+				fmt.Fprintf(w, ", %s", e.Contender)
+			}
+			fmt.Fprintln(w, ":")
+			if e.SQL != "" {
+				fmt.Fprintf(w, "  SQL: %s\n", e.SQL)
+			}
+			fmt.Fprintf(w, "  %s\n", strings.ReplaceAll(e.Error, "\n", "\n  "))
+		}
+	}
+}
+
 type workloadError struct {
 	Workload  string `json:"workload"`
 	Contender string `json:"contender,omitempty"`
@@ -133,9 +163,7 @@ func remoteDataDescription(d dataset) string {
 }
 
 func writeRemoteJSON(w io.Writer, rep *remoteReport) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(rep)
+	return writeIndentedJSON(w, rep)
 }
 
 // writeRemoteTable prints the remote report for people: the setup, the
@@ -211,21 +239,7 @@ func writeRemoteTable(w io.Writer, rep *remoteReport) error {
 		fmt.Fprintln(w, "of limit: the pgx rows.Scan loop's median time over the reader's (100% is as fast as pgx on the plain query)")
 	}
 
-	if len(rep.Errors) > 0 {
-		fmt.Fprintln(w)
-		fmt.Fprintln(w, "ERRORS")
-		for _, e := range rep.Errors {
-			fmt.Fprintf(w, "%s", e.Workload)
-			if e.Contender != "" {
-				fmt.Fprintf(w, ", %s", e.Contender)
-			}
-			fmt.Fprintln(w, ":")
-			if e.SQL != "" {
-				fmt.Fprintf(w, "  SQL: %s\n", e.SQL)
-			}
-			fmt.Fprintf(w, "  %s\n", strings.ReplaceAll(e.Error, "\n", "\n  "))
-		}
-	}
+	writeWorkloadErrors(w, rep.Errors)
 
 	if len(rep.Plans) > 0 {
 		fmt.Fprintln(w)

@@ -9,9 +9,7 @@ import (
 )
 
 func writeJSON(w io.Writer, rep *report) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(rep)
+	return writeIndentedJSON(w, rep)
 }
 
 // writeTable prints the report for people: the setup, the load times, the
@@ -141,4 +139,11 @@ func failures(rep *report) (failed []string, judged int) {
 		}
 	}
 	return failed, judged
+}
+
+// writeIndentedJSON writes a report as indented JSON (-json).
+func writeIndentedJSON(w io.Writer, rep any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(rep)
 }

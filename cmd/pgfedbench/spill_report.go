@@ -4,7 +4,6 @@ package main
 // writeSpillTable.
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -140,9 +139,7 @@ func (l *cancelLine) set(engine, mode string, r *cancelResult) {
 }
 
 func writeSpillJSON(w io.Writer, rep *spillReport) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(rep)
+	return writeIndentedJSON(w, rep)
 }
 
 // writeSpillTable prints the spill report for people: the setup, the
@@ -276,30 +273,9 @@ func writeSpillTable(w io.Writer, rep *spillReport) error {
 		}
 	}
 	failed, judged := spillFailures(rep)
-	switch {
-	case len(failed) > 0:
-		fmt.Fprintf(w, "\nFAIL: %s\n", strings.Join(failed, "; "))
-	case judged == 0:
-		fmt.Fprintln(w, "\nno targets judged")
-	default:
-		fmt.Fprintf(w, "\nall %d targets met\n", judged)
-	}
+	writeVerdict(w, failed, judged)
 
-	if len(rep.Errors) > 0 {
-		fmt.Fprintln(w)
-		fmt.Fprintln(w, "ERRORS")
-		for _, e := range rep.Errors {
-			fmt.Fprintf(w, "%s", e.Workload)
-			if e.Contender != "" {
-				fmt.Fprintf(w, ", %s", e.Contender)
-			}
-			fmt.Fprintln(w, ":")
-			if e.SQL != "" {
-				fmt.Fprintf(w, "  SQL: %s\n", e.SQL)
-			}
-			fmt.Fprintf(w, "  %s\n", strings.ReplaceAll(e.Error, "\n", "\n  "))
-		}
-	}
+	writeWorkloadErrors(w, rep.Errors)
 	return nil
 }
 

@@ -4,7 +4,6 @@ package main
 // writeXactTable.
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -110,9 +109,7 @@ type xactTarget struct {
 }
 
 func writeXactJSON(w io.Writer, rep *xactReport) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(rep)
+	return writeIndentedJSON(w, rep)
 }
 
 // writeXactTable prints the xact report for people: the setup, a table
@@ -152,30 +149,9 @@ func writeXactTable(w io.Writer, rep *xactReport) error {
 
 	writeSeedSummary(w, rep)
 	failed, judged := xactFailures(rep)
-	switch {
-	case len(failed) > 0:
-		fmt.Fprintf(w, "\nFAIL: %s\n", strings.Join(failed, "; "))
-	case judged == 0:
-		fmt.Fprintln(w, "\nno targets judged")
-	default:
-		fmt.Fprintf(w, "\nall %d targets met\n", judged)
-	}
+	writeVerdict(w, failed, judged)
 
-	if len(rep.Errors) > 0 {
-		fmt.Fprintln(w)
-		fmt.Fprintln(w, "ERRORS")
-		for _, e := range rep.Errors {
-			fmt.Fprintf(w, "%s", e.Workload)
-			if e.Contender != "" {
-				fmt.Fprintf(w, ", %s", e.Contender)
-			}
-			fmt.Fprintln(w, ":")
-			if e.SQL != "" {
-				fmt.Fprintf(w, "  SQL: %s\n", e.SQL)
-			}
-			fmt.Fprintf(w, "  %s\n", strings.ReplaceAll(e.Error, "\n", "\n  "))
-		}
-	}
+	writeWorkloadErrors(w, rep.Errors)
 
 	if len(rep.Plans) > 0 {
 		fmt.Fprintln(w)
