@@ -8,6 +8,7 @@ package commands
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -382,29 +383,38 @@ const maxCopyLine = 1<<30 - 1
 
 // readLine reads one line, a buffer at a time, so that a line without end
 // (COPY FROM '/dev/zero') is cancelled promptly and stops at PostgreSQL's
-// limit.
+// limit. The pieces of a long line are kept apart until its end: growing
+// one slice would copy it again and again, and those copies cannot be
+// interrupted.
 func (r *copyReader) readLine() (string, error) {
-	var b []byte
+	var pieces [][]byte
+	var n int
 	for {
 		chunk, err := r.in.ReadSlice('\n')
-		if len(b)+len(chunk) > maxCopyLine {
+		if n+len(chunk) > maxCopyLine {
 			return "", pgerr.New(pgerr.ProgramLimitExceeded, "out of memory").
-				WithDetail("Cannot enlarge string buffer containing %d bytes by %d more bytes.", len(b), len(chunk))
+				WithDetail("Cannot enlarge string buffer containing %d bytes by %d more bytes.", n, len(chunk))
 		}
-		b = append(b, chunk...)
+		n += len(chunk)
 		if err == bufio.ErrBufferFull {
+			pieces = append(pieces, bytes.Clone(chunk))
 			if r.ctx.Err() != nil {
 				return "", executor.CtxError(r.ctx)
 			}
 			continue
 		}
-		if err == io.EOF && len(b) == 0 {
+		if err == io.EOF && n == 0 {
 			return "", io.EOF
 		}
 		if err != nil && err != io.EOF {
 			return "", pgerr.New(pgerr.IOError, "could not read COPY data: %v", err)
 		}
+		pieces = append(pieces, chunk)
 		break
+	}
+	b := pieces[0]
+	if len(pieces) > 1 {
+		b = bytes.Join(pieces, nil)
 	}
 	line := strings.TrimSuffix(string(b), "\n")
 	line = strings.TrimSuffix(line, "\r")

@@ -39,6 +39,10 @@ type Session struct {
 	ddl      ddlLog
 	// portal is the query whose result is being read, if any.
 	portal *Portal
+	// received is when the statement text being run arrived: the first
+	// statement's statement_timeout counts from it, parsing included, as
+	// PostgreSQL's does (zero: from the statement's own start).
+	received time.Time
 
 	// The transaction block (xact.go): its state, the names of its open
 	// savepoints (one per subtransaction), the REPEATABLE READ snapshot,
@@ -153,6 +157,8 @@ func (s *Session) Exec(ctx context.Context, sql string) (string, error) {
 // transaction control statements in it say otherwise), and fn sees each
 // statement's portal, which it reads (or leaves) before the next runs.
 func (s *Session) Run(ctx context.Context, sql string, fn func(*Portal) error) error {
+	s.received = time.Now()
+	defer func() { s.received = time.Time{} }()
 	tree, err := s.parse(ctx, sql)
 	if err != nil {
 		return err
@@ -166,6 +172,7 @@ func (s *Session) Run(ctx context.Context, sql string, fn func(*Portal) error) e
 	}
 	for _, raw := range tree.Stmts {
 		p, err := s.run(ctx, raw.Stmt, stmtText(sql, raw))
+		s.received = time.Time{} // the next statements are timed from their own start
 		if err != nil {
 			return err
 		}
@@ -190,6 +197,8 @@ func (s *Session) Run(ctx context.Context, sql string, fn func(*Portal) error) e
 
 // Query runs exactly one statement and returns its portal.
 func (s *Session) Query(ctx context.Context, sql string) (*Portal, error) {
+	s.received = time.Now()
+	defer func() { s.received = time.Time{} }()
 	tree, err := s.parse(ctx, sql)
 	if err != nil {
 		return nil, err
@@ -344,10 +353,17 @@ func (s *Session) endStatement(ok bool) error {
 	return nil
 }
 
-// statementContext applies statement_timeout.
+// statementContext applies statement_timeout, from when the statement
+// text arrived for the first statement of a text (the parse counts), from
+// now for the others (PostgreSQL 13+ times each statement of a
+// multi-statement query separately).
 func (s *Session) statementContext(ctx context.Context) (context.Context, context.CancelFunc) {
 	if d := s.settings.StatementTimeout(); d > 0 {
-		return context.WithTimeoutCause(ctx, d, pgerr.Timeout())
+		start := s.received
+		if start.IsZero() {
+			start = time.Now()
+		}
+		return context.WithDeadlineCause(ctx, start.Add(d), pgerr.Timeout())
 	}
 	return context.WithCancel(ctx)
 }
