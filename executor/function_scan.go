@@ -136,6 +136,9 @@ func (f *functionScan) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	return f.qual.next(func() (arrow.RecordBatch, error) { return f.nextSeries(ctx) })
 }
 
+// numericSeriesBatch bounds a numeric series' batches: ~10 ms of work.
+const numericSeriesBatch = 4096
+
 // nextSeries produces the next batch of the series.
 func (f *functionScan) nextSeries(ctx context.Context) (arrow.RecordBatch, error) {
 	if err := checkCtx(ctx); err != nil {
@@ -149,7 +152,9 @@ func (f *functionScan) nextSeries(ctx context.Context) (arrow.RecordBatch, error
 	}
 	vals := make([]any, 0, 1024)
 	if f.dnext != nil {
-		for len(vals) < f.ec.BatchSize {
+		// Numeric steps cost microseconds each: smaller batches keep a
+		// cancel prompt (each batch is one uninterruptible step).
+		for len(vals) < min(f.ec.BatchSize, numericSeriesBatch) {
 			c := f.dnext.Cmp(f.dstop)
 			if (f.dstep.Negative && c < 0) || (!f.dstep.Negative && c > 0) {
 				f.done = true
