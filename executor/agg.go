@@ -367,6 +367,8 @@ func encodeKey(buf []byte, t types.T, d any) []byte {
 		}
 		buf = binary.LittleEndian.AppendUint32(buf, uint32(len(v)))
 		return append(buf, v...)
+	case types.Interval:
+		return types.IntervalKey(buf, v) // '1 mon' = '30 days', as interval_hash
 	case *apd.Decimal:
 		var r apd.Decimal
 		r.Reduce(v)

@@ -611,5 +611,10 @@ func datumKey(buf []byte, t types.T, d any) []byte {
 			d = n
 		}
 	}
+	if iv, ok := d.(types.Interval); ok {
+		// Intervals that compare equal ('1 month', '30 days') key alike.
+		var kb [16]byte
+		return encodeKey(buf, types.TextT, string(types.IntervalKey(kb[:0], iv)))
+	}
 	return encodeKey(buf, t, d)
 }

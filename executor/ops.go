@@ -52,6 +52,8 @@ func compileOp(x *nodes.OpExpr, ec *ExecContext) (evaluator, error) {
 				return -v, nil
 			case float64:
 				return -v, nil
+			case types.Interval:
+				return types.IntervalNeg(v)
 			default:
 				return types.NumericNeg(v.(*apd.Decimal)), nil
 			}
@@ -62,6 +64,8 @@ func compileOp(x *nodes.OpExpr, ec *ExecContext) (evaluator, error) {
 	switch x.Op {
 	case "+", "-", "*", "/", "%":
 		switch {
+		case x.T.ID == types.IntervalType || lt.ID == types.IntervalType || rt.ID == types.IntervalType:
+			return compileIntervalArith(x, ec)
 		case lt.ID == types.Date || rt.ID == types.Date:
 			return compileDateArith(x, ec)
 		case lt.ID == types.Int8:
@@ -290,6 +294,39 @@ func compileDateArith(x *nodes.OpExpr, ec *ExecContext) (evaluator, error) {
 		}
 		return types.DatePlusDays(date, days)
 	})
+}
+
+// compileIntervalArith runs the operators of interval (the planner
+// typed them, intervalArith): interval +/- interval, timestamp +/-
+// interval (either order for +), timestamp - timestamp, interval * and /
+// double precision.
+func compileIntervalArith(x *nodes.OpExpr, ec *ExecContext) (evaluator, error) {
+	lt, rt := x.Left.Type(), x.Right.Type()
+	var fn func(a []any) (any, error)
+	li, ri := lt.ID == types.IntervalType, rt.ID == types.IntervalType
+	switch {
+	case li && ri && x.Op == "+":
+		fn = func(a []any) (any, error) { return types.IntervalAdd(a[0].(types.Interval), a[1].(types.Interval)) }
+	case li && ri && x.Op == "-":
+		fn = func(a []any) (any, error) { return types.IntervalSub(a[0].(types.Interval), a[1].(types.Interval)) }
+	case ri && x.Op == "+":
+		fn = func(a []any) (any, error) { return types.TimestampPlusInterval(a[0].(int64), a[1].(types.Interval)) }
+	case li && x.Op == "+" && !ri && rt.ID != types.Float8:
+		fn = func(a []any) (any, error) { return types.TimestampPlusInterval(a[1].(int64), a[0].(types.Interval)) }
+	case ri && x.Op == "-":
+		fn = func(a []any) (any, error) { return types.TimestampMinusInterval(a[0].(int64), a[1].(types.Interval)) }
+	case !li && !ri && x.Op == "-":
+		fn = func(a []any) (any, error) { return types.TimestampMinusTimestamp(a[0].(int64), a[1].(int64)) }
+	case li && x.Op == "*":
+		fn = func(a []any) (any, error) { return types.IntervalMul(a[0].(types.Interval), a[1].(float64)) }
+	case ri && x.Op == "*":
+		fn = func(a []any) (any, error) { return types.IntervalMul(a[1].(types.Interval), a[0].(float64)) }
+	case li && x.Op == "/":
+		fn = func(a []any) (any, error) { return types.IntervalDiv(a[0].(types.Interval), a[1].(float64)) }
+	default:
+		return nil, pgerr.Internal("executor: no operator %s %s %s", lt, x.Op, rt)
+	}
+	return compileRowwise([]nodes.Expr{x.Left, x.Right}, x.T, true, ec, fn)
 }
 
 // compareKernel returns the kernel of a comparison on values of type t.

@@ -52,6 +52,10 @@ func appendDatum(b array.Builder, t types.T, d any) {
 		bb.Append(arrow.Date32(d.(int32)))
 	case *array.TimestampBuilder:
 		bb.Append(arrow.Timestamp(d.(int64)))
+	case *array.MonthDayNanoIntervalBuilder:
+		// types keeps the time part within what nanoseconds hold.
+		iv := d.(types.Interval)
+		bb.Append(arrow.MonthDayNanoInterval{Months: iv.Months, Days: iv.Days, Nanoseconds: iv.Micros * 1000})
 	default:
 		panic(fmt.Sprintf("executor: unsupported builder %T", b))
 	}
@@ -180,6 +184,18 @@ func takeArray(arr arrow.Array, sel []int32) arrow.Array {
 		return b.NewArray()
 	case *array.Boolean:
 		b := array.NewBooleanBuilder(alloc)
+		defer b.Release()
+		b.Reserve(len(sel))
+		for _, i := range sel {
+			if a.IsNull(int(i)) {
+				b.AppendNull()
+			} else {
+				b.UnsafeAppend(a.Value(int(i)))
+			}
+		}
+		return b.NewArray()
+	case *array.MonthDayNanoInterval:
+		b := array.NewMonthDayNanoIntervalBuilder(alloc)
 		defer b.Release()
 		b.Reserve(len(sel))
 		for _, i := range sel {

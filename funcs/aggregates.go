@@ -35,6 +35,8 @@ func sumType(args []types.T) ([]types.T, types.T, bool) {
 		return args, num, true
 	case t.IsFloat():
 		return args, t.Base(), true
+	case t.ID == types.IntervalType:
+		return []types.T{types.IntervalT}, types.IntervalT, true
 	}
 	return nil, types.T{}, false
 }
@@ -46,6 +48,8 @@ func avgType(args []types.T) ([]types.T, types.T, bool) {
 		return args, num, true
 	case t.IsFloat():
 		return args, f8, true
+	case t.ID == types.IntervalType:
+		return []types.T{types.IntervalT}, types.IntervalT, true
 	}
 	return nil, types.T{}, false
 }
@@ -61,6 +65,8 @@ func minMaxType(args []types.T) ([]types.T, types.T, bool) {
 		return []types.T{txt}, txt, true
 	case types.Bpchar:
 		return args, t, true
+	case types.IntervalType:
+		return []types.T{types.IntervalT}, types.IntervalT, true
 	}
 	return args, t.Base(), true
 }

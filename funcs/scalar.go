@@ -16,6 +16,7 @@ var (
 	i2, i4, i8, f4, f8, num = types.Int2T, types.Int4T, types.Int8T, types.Float4T, types.Float8T, types.NumericT
 	txt, bpchar, boolT      = types.TextT, types.BpcharT, types.BoolT
 	ts, tstz, date          = types.TimestampT, types.TimestampTZT, types.DateT
+	interval                = types.IntervalT
 )
 
 // sig is an immutable overload.
@@ -87,8 +88,15 @@ func init() {
 		immutable("like_escape", same(func(a []any) (any, error) { return LikeEscape(a[0].(string), a[1].(string)) }), sig(txt, txt, txt)),
 		// date_trunc, extract and date_part of timestamptz read TimeZone.
 		immutable("date_trunc", bindDateTrunc, sig(ts, txt, ts), stable(sig(tstz, txt, tstz))),
-		immutable("extract", bindExtract(false), sig(num, txt, date), sig(num, txt, ts), stable(sig(num, txt, tstz))),
-		immutable("date_part", bindExtract(true), sig(f8, txt, date), sig(f8, txt, ts), stable(sig(f8, txt, tstz))),
+		immutable("extract", bindExtract(false), sig(num, txt, date), sig(num, txt, ts), stable(sig(num, txt, tstz)), sig(num, txt, interval)),
+		immutable("date_part", bindExtract(true), sig(f8, txt, date), sig(f8, txt, ts), stable(sig(f8, txt, tstz)), sig(f8, txt, interval)),
+		immutable("justify_hours", same(intervalImpl(types.JustifyHours)), sig(interval, interval)),
+		immutable("justify_days", same(intervalImpl(types.JustifyDays)), sig(interval, interval)),
+		immutable("justify_interval", same(intervalImpl(types.JustifyInterval)), sig(interval, interval)),
+		// age of timestamptz reads TimeZone; timestamptz first, the
+		// preferred type, for arguments of other types.
+		immutable("age", same(func(a []any) (any, error) { return types.Age(a[0].(int64), a[1].(int64)) }),
+			stable(sig(interval, tstz, tstz)), sig(interval, ts, ts)),
 		// concat calls the arguments' output functions: stable in PostgreSQL.
 		&Func{Name: "concat", Overloads: []Signature{stable(Signature{Variadic: true, Result: txt})}, Remote: true, Bind: bindConcat},
 		&Func{Name: "now", Overloads: []Signature{stable(sig(tstz))}, Remote: true, Special: StatementTime},
@@ -350,6 +358,11 @@ func bindDateTrunc(argTypes []types.T) Impl {
 func bindExtract(float bool) func([]types.T) Impl {
 	return func(argTypes []types.T) Impl {
 		t := argTypes[1]
+		if t.ID == types.IntervalType {
+			return func(a []any) (any, error) {
+				return types.ExtractInterval(a[0].(string), a[1].(types.Interval), float)
+			}
+		}
 		return func(a []any) (any, error) {
 			d, err := types.Extract(a[0].(string), t, a[1])
 			if err != nil || d == nil {
@@ -361,6 +374,10 @@ func bindExtract(float bool) func([]types.T) Impl {
 			return d, nil
 		}
 	}
+}
+
+func intervalImpl(f func(types.Interval) (types.Interval, error)) Impl {
+	return func(a []any) (any, error) { return f(a[0].(types.Interval)) }
 }
 
 // clampInt32 narrows an int64 argument bound to a PostgreSQL int4

@@ -39,6 +39,9 @@ func TypeFromName(tn *pg.TypeName) (types.T, error) {
 		}
 		return t, nil
 	}
+	if t.ID == types.IntervalType {
+		return intervalTypmod(t, tn.Typmods, pos)
+	}
 	takesTypmod := t.ID == types.Varchar || t.ID == types.Bpchar || t.ID == types.Numeric || t.IsDatetime()
 	if !takesTypmod {
 		return types.T{}, pgerr.New(pgerr.SyntaxError, "type modifier is not allowed for type %q", name).WithPosition(pos)
@@ -80,6 +83,35 @@ func TypeFromName(tn *pg.TypeName) (types.T, error) {
 			t.Scale = int16(mods[1])
 		}
 	}
+	return t, nil
+}
+
+// intervalTypmod is intervaltypmodin: the grammar gives the fields as a
+// mask (INTERVAL_FULL_RANGE for none) and optionally a precision.
+func intervalTypmod(t types.T, typmods []*pg.Node, pos int) (types.T, error) {
+	mods, err := typmodValues(typmods, pos)
+	if err != nil {
+		return types.T{}, err
+	}
+	if len(mods) == 0 || len(mods) > 2 || !types.ValidIntervalRange(mods[0]) {
+		return types.T{}, pgerr.New(pgerr.InvalidParameterValue, "invalid INTERVAL type modifier").WithPosition(pos)
+	}
+	if len(mods) == 1 {
+		if mods[0] != types.IntervalFullRange {
+			t.Len = types.IntervalTypmod(types.IntervalFullPrecision, mods[0])
+		}
+		return t, nil
+	}
+	p := mods[1]
+	if p < 0 {
+		return types.T{}, pgerr.New(pgerr.InvalidParameterValue, "INTERVAL(%d) precision must not be negative", p).WithPosition(pos)
+	}
+	if p > types.MaxIntervalPrecision {
+		// PostgreSQL warns "INTERVAL(%d) precision reduced to maximum
+		// allowed, 6" and goes on.
+		p = types.MaxIntervalPrecision
+	}
+	t.Len = types.IntervalTypmod(p, mods[0])
 	return t, nil
 }
 
@@ -152,6 +184,8 @@ func typeByName(name string) (types.T, bool) {
 		return types.TimestampT, true
 	case "timestamptz":
 		return types.TimestampTZT, true
+	case "interval":
+		return types.IntervalT, true
 	}
 	return types.T{}, false
 }
@@ -255,6 +289,15 @@ func coerce(e nodes.Expr, t types.T, ctx types.CastContext) (nodes.Expr, error) 
 		}
 		if rel := relativeTime(c.Value.(string), t); rel != nil {
 			return rel, nil
+		}
+		if t.ID == types.IntervalType {
+			// interval_in takes the typmod: the fields decide what a
+			// bare number means ('1'::interval hour is one hour).
+			v, err := types.Parse(t, c.Value.(string))
+			if err != nil {
+				return nil, err
+			}
+			return &nodes.Const{T: t, Value: v}, nil
 		}
 		if ctx == types.CastExplicit && (t.Len >= 0 || t.Precision > 0) {
 			// 'abcdef'::varchar(3) is an explicit cast: read the literal as

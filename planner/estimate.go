@@ -144,6 +144,8 @@ func typeWidth(t types.T) int {
 		return 4
 	case types.Int8, types.Float8, types.Timestamp, types.TimestampTZ:
 		return 8
+	case types.IntervalType:
+		return 16
 	}
 	if t.Len > 0 {
 		return int(t.Len) + 4

@@ -374,7 +374,7 @@ func makeOp(op string, l, r nodes.Expr) (nodes.Expr, error) {
 				return nil, err
 			}
 		}
-		if numericRank(r.Type()) == 0 {
+		if numericRank(r.Type()) == 0 && r.Type().ID != types.IntervalType {
 			return nil, opMissing(op, nil, r)
 		}
 		return &nodes.OpExpr{Op: op, Right: r, T: r.Type().Base()}, nil
@@ -382,6 +382,9 @@ func makeOp(op string, l, r nodes.Expr) (nodes.Expr, error) {
 	lt, rt := l.Type(), r.Type()
 	switch op {
 	case "+", "-", "*", "/", "%":
+		if e, ok, err := intervalArith(op, l, r); ok || err != nil {
+			return e, err
+		}
 		if lt.ID == types.Date || rt.ID == types.Date {
 			return dateArith(op, l, r)
 		}
@@ -530,6 +533,86 @@ func dateArith(op string, l, r nodes.Expr) (nodes.Expr, error) {
 		return &nodes.OpExpr{Op: op, Left: l, Right: r, T: types.Int4T}, nil
 	}
 	return nil, opMissing(op, l, r)
+}
+
+// intervalArith types the operators of interval and of timestamps
+// among each other (PostgreSQL's interval_pl, timestamp_pl_interval,
+// date_pl_interval, timestamp_mi, interval_mul ...): ok is false when
+// the operands are none of those, so that other rules apply. An untyped
+// literal takes the type the other side's operator wants (interval
+// beside an interval or a timestamp's + and -, timestamp in ts - ts).
+func intervalArith(op string, l, r nodes.Expr) (nodes.Expr, bool, error) {
+	lt, rt := l.Type(), r.Type()
+	isTS := func(t types.T) bool { return t.ID == types.Timestamp || t.ID == types.TimestampTZ }
+	iv := types.IntervalT
+	mk := func(l, r nodes.Expr, lt, rt, res types.T) (nodes.Expr, bool, error) {
+		lc, err := coerce(l, lt, types.CastImplicit)
+		if err != nil {
+			return nil, true, err
+		}
+		rc, err := coerce(r, rt, types.CastImplicit)
+		if err != nil {
+			return nil, true, err
+		}
+		return &nodes.OpExpr{Op: op, Left: lc, Right: rc, T: res}, true, nil
+	}
+	li, ri := lt.ID == types.IntervalType, rt.ID == types.IntervalType
+	lu, ru := lt.ID == types.Unknown, rt.ID == types.Unknown
+	// The timestamp an interval moves: date is read as timestamp.
+	moved := func(t types.T) types.T {
+		if t.ID == types.Date {
+			return types.TimestampT
+		}
+		return t.Base()
+	}
+	switch op {
+	case "+":
+		switch {
+		case li && (ri || ru), lu && ri:
+			return mk(l, r, iv, iv, iv)
+		case ri && (isTS(lt) || lt.ID == types.Date):
+			return mk(l, r, moved(lt), iv, moved(lt))
+		case li && (isTS(rt) || rt.ID == types.Date):
+			return mk(l, r, iv, moved(rt), moved(rt))
+		case ru && isTS(lt):
+			return mk(l, r, lt.Base(), iv, lt.Base())
+		case lu && isTS(rt):
+			return mk(l, r, iv, rt.Base(), rt.Base())
+		}
+	case "-":
+		switch {
+		case li && (ri || ru), lu && ri:
+			return mk(l, r, iv, iv, iv)
+		case ri && (isTS(lt) || lt.ID == types.Date):
+			return mk(l, r, moved(lt), iv, moved(lt))
+		case (isTS(lt) || isTS(rt)) && (isTS(lt) || lt.ID == types.Date || lu) && (isTS(rt) || rt.ID == types.Date || ru):
+			t, ok := widen(moved(lt), moved(rt))
+			if lu {
+				t = moved(rt)
+			} else if ru {
+				t = moved(lt)
+			}
+			if !ok && !lu && !ru {
+				return nil, true, opMissing(op, l, r)
+			}
+			return mk(l, r, t, t, iv)
+		}
+	case "*":
+		switch {
+		case li && (numericRank(rt) > 0 || ru):
+			return mk(l, r, iv, types.Float8T, iv)
+		case ri && (numericRank(lt) > 0 || lu):
+			return mk(l, r, types.Float8T, iv, iv)
+		}
+	case "/":
+		if li && (numericRank(rt) > 0 || ru) {
+			return mk(l, r, iv, types.Float8T, iv)
+		}
+	}
+	if li || ri {
+		return nil, true, opMissing(op, l, r)
+	}
+	return nil, false, nil
 }
 
 func opMissing(op string, l, r nodes.Expr) error {

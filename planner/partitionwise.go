@@ -92,6 +92,9 @@ func splitAgg(agg *nodes.Agg) (*aggSplit, bool) {
 			sp.combines = append(sp.combines, aggCombine{name: name, cols: []int{len(sp.partials) - 1}, t: a.T, orig: a})
 		case "avg":
 			arg := a.Args[0]
+			if arg.Type().ID == types.IntervalType {
+				return nil, false // no partial state for avg(interval) here
+			}
 			sumT := types.NumericT
 			switch {
 			case arg.Type().ID == types.Int2 || arg.Type().ID == types.Int4:

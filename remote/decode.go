@@ -42,6 +42,7 @@ const (
 	oidTimestamp   = 1114
 	oidTimestampTZ = 1184
 	oidNumeric     = 1700
+	oidInterval    = 1186
 	oidTid         = 27
 )
 
@@ -133,6 +134,12 @@ func newColumn(oid uint32, t types.T) (fetchColumn, int16) {
 		if oid == oidTimestampTZ {
 			dec = timestampDecoder{out.(*fixedSink[int64])}
 		}
+	case types.IntervalType:
+		// With a typmod the local column may be narrower than the
+		// remote one: the text route applies it.
+		if oid == oidInterval && t.Len < 0 {
+			dec = intervalDecoder{out.(*intervalSink)}
+		}
 	}
 	if dec == nil {
 		return fetchColumn{dec: textDecoder{out: out, t: t}, out: out}, textFormat
@@ -155,6 +162,8 @@ func newSink(t types.T) sink {
 		return &fixedSink[float32]{}
 	case types.Float8:
 		return &fixedSink[float64]{}
+	case types.IntervalType:
+		return &intervalSink{}
 	default: // numeric, the string types, unknown
 		return &stringSink{t: t}
 	}
@@ -361,7 +370,65 @@ func (s *stringSink) finish(dt arrow.DataType) arrow.Array {
 	return array.MakeFromData(data)
 }
 
+// intervalSink holds an interval column (Arrow MonthDayNano).
+type intervalSink struct {
+	vals  []arrow.MonthDayNanoInterval
+	valid validity
+}
+
+func (s *intervalSink) reset(hint int) {
+	s.vals = make([]arrow.MonthDayNanoInterval, 0, hint)
+	s.valid.reset()
+}
+
+func (s *intervalSink) add(iv types.Interval) {
+	s.valid.markValid(len(s.vals))
+	s.vals = append(s.vals, arrow.MonthDayNanoInterval{Months: iv.Months, Days: iv.Days, Nanoseconds: iv.Micros * 1000})
+}
+
+func (s *intervalSink) appendNull() {
+	s.valid.markNull(len(s.vals))
+	s.vals = append(s.vals, arrow.MonthDayNanoInterval{})
+}
+
+func (s *intervalSink) appendDatum(d any) error {
+	iv, ok := d.(types.Interval)
+	if !ok {
+		return pgerr.Internal("remote: %T datum for an interval column", d)
+	}
+	s.add(iv)
+	return nil
+}
+
+func (s *intervalSink) finish(dt arrow.DataType) arrow.Array {
+	data := array.NewData(dt, len(s.vals),
+		[]*memory.Buffer{s.valid.buffer(), memory.NewBufferBytes(arrow.GetBytes(s.vals))},
+		nil, s.valid.nulls, 0)
+	defer data.Release()
+	return array.MakeFromData(data)
+}
+
 // --- decoders
+
+// intervalDecoder reads interval's binary format: microseconds (int64),
+// days and months (int32).
+type intervalDecoder struct{ out *intervalSink }
+
+func (d intervalDecoder) decode(v []byte) error {
+	if v == nil {
+		d.out.appendNull()
+		return nil
+	}
+	if len(v) != 16 {
+		return errMalformed("interval")
+	}
+	usec := int64(binary.BigEndian.Uint64(v))
+	if usec > types.MaxIntervalMicros || usec < -types.MaxIntervalMicros {
+		return pgerr.New(pgerr.DatetimeFieldOverflow, "interval out of range")
+	}
+	d.out.add(types.Interval{Months: int32(binary.BigEndian.Uint32(v[12:])), Days: int32(binary.BigEndian.Uint32(v[8:])), Micros: usec})
+	return nil
+}
 
 type boolDecoder struct{ out *boolSink }
 

@@ -42,6 +42,9 @@ func DatumAt(arr arrow.Array, t T, i int) any {
 		return int32(a.Value(i))
 	case *array.Timestamp:
 		return int64(a.Value(i))
+	case *array.MonthDayNanoInterval:
+		v := a.Value(i)
+		return Interval{Months: v.Months, Days: v.Days, Micros: v.Nanoseconds / 1000}
 	case *array.Null:
 		return nil
 	}

@@ -88,6 +88,11 @@ func Cast(d any, from, to T, explicit bool) (any, error) {
 		if to.IsString() {
 			return applyTypmod(s, to, explicit)
 		}
+		if to.ID == IntervalType && from.ID == Unknown {
+			// A literal is read with the fields of the target
+			// ('1'::interval hour is an hour), as interval_in with a typmod.
+			return Parse(to, s)
+		}
 		// As in PostgreSQL, the input function runs without the modifier,
 		// which is then applied like a cast (so a literal overflowing
 		// numeric's format fails as such even when cast to numeric(p,s)).
@@ -185,6 +190,8 @@ func applyTypmod(d any, t T, explicit bool) (any, error) {
 		return datum(coerceBpchar(asString(d), t, explicit))
 	case Numeric:
 		return datum(applyNumericTypmod(asDecimal(d), t))
+	case IntervalType:
+		return datum(ApplyIntervalTypmod(asInterval(d), t.Len))
 	}
 	return d, nil
 }

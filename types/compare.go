@@ -35,6 +35,8 @@ func Compare(t T, a, b any) int {
 		return compareBpchar(asString(a), asString(b))
 	case Date:
 		return cmp.Compare(asDate(a), asDate(b))
+	case IntervalType:
+		return CompareInterval(asInterval(a), asInterval(b))
 	}
 	panic(fmt.Sprintf("types: cannot compare type %s", t))
 }

@@ -16,6 +16,7 @@
 //	text, varchar(n), char(n)     string (char(n) values are stored blank-padded)
 //	date                          int32, days since 1970-01-01
 //	timestamp, timestamptz        int64, microseconds since 1970-01-01 00:00:00 (UTC for timestamptz)
+//	interval                      Interval{Months, Days int32; Micros int64}, PostgreSQL's three fields
 //
 // 'infinity' and '-infinity' are the extreme values of those Go types
 // (DatePosInfinity, TimestampNegInfinity, ...). Counting microseconds from
@@ -27,7 +28,10 @@
 // Arrow mapping (ArrowType): boolean=Boolean, smallint=Int16, integer=Int32,
 // bigint=Int64, real=Float32, double precision=Float64, numeric=String
 // (canonical text, keeping PostgreSQL's display scale), text/varchar/char=
-// String, date=Date32, timestamp=Timestamp(us), timestamptz=Timestamp(us, UTC).
+// String, date=Date32, timestamp=Timestamp(us), timestamptz=Timestamp(us, UTC),
+// interval=MonthDayNanoInterval (its time part limited to what int64
+// nanoseconds hold, ±2562047 hours; see interval.go). Interval output is
+// IntervalStyle postgres, the only style.
 //
 // This package depends only on the standard library, apd and arrow.
 package types

@@ -42,6 +42,9 @@ func Hash64(t T, d any) uint64 {
 	case int32:
 		binary.LittleEndian.PutUint64(buf[:], uint64(v))
 		return maphash.Bytes(hashSeed, buf[:])
+	case Interval:
+		var kb [16]byte
+		return maphash.Bytes(hashSeed, IntervalKey(kb[:0], v))
 	case *apd.Decimal:
 		var r apd.Decimal
 		r.Reduce(v)

@@ -45,6 +45,8 @@ func AppendFormat(buf []byte, t T, d any) []byte {
 		return appendTimestamp(buf, asInt64(d), false)
 	case TimestampTZ:
 		return appendTimestamp(buf, asInt64(d), true)
+	case IntervalType:
+		return appendInterval(buf, asInterval(d))
 	}
 	panic(fmt.Sprintf("types: cannot format type %s", t))
 }
@@ -77,6 +79,8 @@ func Parse(t T, s string) (any, error) {
 		return datum(parseTimestamp(s, false))
 	case TimestampTZ:
 		return datum(parseTimestamp(s, true))
+	case IntervalType:
+		return datum(ParseInterval(s, t.Len))
 	}
 	return nil, pgerr.Internal("no input function for type %s", t)
 }
@@ -194,4 +198,11 @@ func asDate(d any) int32 {
 		return int32(v)
 	}
 	panic(fmt.Sprintf("types: %T is not a date datum", d))
+}
+
+func asInterval(d any) Interval {
+	if v, ok := d.(Interval); ok {
+		return v
+	}
+	panic(fmt.Sprintf("types: %T is not an interval datum", d))
 }

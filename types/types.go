@@ -26,6 +26,7 @@ const (
 	Date
 	Timestamp
 	TimestampTZ
+	IntervalType
 	numIDs
 )
 
@@ -55,32 +56,37 @@ var (
 	DateT        = T{ID: Date, Len: -1}
 	TimestampT   = T{ID: Timestamp, Len: -1}
 	TimestampTZT = T{ID: TimestampTZ, Len: -1}
+	// IntervalT is interval without fields or precision; an interval's
+	// typmod (PostgreSQL's, IntervalTypmod) is in Len.
+	IntervalT = T{ID: IntervalType, Len: -1}
 )
 
 // Base returns t without its modifier.
 func (t T) Base() T { return T{ID: t.ID, Len: -1} }
 
 var idNames = [numIDs]string{
-	Unknown:     "unknown",
-	Bool:        "boolean",
-	Int2:        "smallint",
-	Int4:        "integer",
-	Int8:        "bigint",
-	Float4:      "real",
-	Float8:      "double precision",
-	Numeric:     "numeric",
-	Text:        "text",
-	Varchar:     "character varying",
-	Bpchar:      "character",
-	Date:        "date",
-	Timestamp:   "timestamp without time zone",
-	TimestampTZ: "timestamp with time zone",
+	Unknown:      "unknown",
+	Bool:         "boolean",
+	Int2:         "smallint",
+	Int4:         "integer",
+	Int8:         "bigint",
+	Float4:       "real",
+	Float8:       "double precision",
+	Numeric:      "numeric",
+	Text:         "text",
+	Varchar:      "character varying",
+	Bpchar:       "character",
+	Date:         "date",
+	Timestamp:    "timestamp without time zone",
+	TimestampTZ:  "timestamp with time zone",
+	IntervalType: "interval",
 }
 
 // OIDs of the types in PostgreSQL's catalog, for the wire and remote layers.
 var idOIDs = [numIDs]uint32{
 	Unknown: 705, Bool: 16, Int2: 21, Int4: 23, Int8: 20, Float4: 700, Float8: 701,
 	Numeric: 1700, Text: 25, Varchar: 1043, Bpchar: 1042, Date: 1082, Timestamp: 1114, TimestampTZ: 1184,
+	IntervalType: 1186,
 }
 
 // OID returns the PostgreSQL type OID.
@@ -101,6 +107,8 @@ func (t T) String() string {
 		if t.Precision > 0 {
 			return fmt.Sprintf("numeric(%d,%d)", t.Precision, t.Scale)
 		}
+	case IntervalType:
+		return intervalTypeString(t.Len)
 	}
 	return idNames[t.ID]
 }
@@ -141,6 +149,9 @@ func (t T) ArrowType() arrow.DataType {
 		return &arrow.TimestampType{Unit: arrow.Microsecond}
 	case TimestampTZ:
 		return &arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: "UTC"}
+	case IntervalType:
+		// See interval.go for why MonthDayNano.
+		return arrow.FixedWidthTypes.MonthDayNanoInterval
 	default: // Numeric, strings, Unknown
 		return arrow.BinaryTypes.String
 	}
