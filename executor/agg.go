@@ -82,6 +82,9 @@ func newAgg(p *nodes.Agg, ec *ExecContext) (Operator, error) {
 		for _, k := range call.OrderBy {
 			exprs = append(exprs[:len(exprs):len(exprs)], k.Expr)
 		}
+		if call.Filter != nil { // the last argument: FILTER's mask (filterState)
+			exprs = append(exprs[:len(exprs):len(exprs)], call.Filter)
+		}
 		args, err := compileExprs(exprs, ec)
 		if err != nil {
 			child.Close()

@@ -48,6 +48,10 @@ func newAggState(call *nodes.AggCall) aggState {
 		st = &stringAggState{}
 	case "avg_combine":
 		st = &avgCombineState{out: call.T, sumT: argT}
+	case "stddev", "stddev_samp", "stddev_pop", "variance", "var_samp", "var_pop":
+		st = newVarianceState(call.Name, argT)
+	case "percentile_cont", "percentile_disc", "mode":
+		st = newOrderedSetState(call)
 	default:
 		panic("executor: unknown aggregate " + call.Name)
 	}
@@ -61,12 +65,17 @@ func newAggState(call *nodes.AggCall) aggState {
 	// string_agg's result depends on the order of its input; with DISTINCT
 	// and no ORDER BY, PostgreSQL's input is the distinct step's sorted
 	// order, so it is sorted here too.
-	if len(call.OrderBy) > 0 || (call.Distinct && call.Name == "string_agg") {
+	if !call.WithinGroup && (len(call.OrderBy) > 0 || (call.Distinct && call.Name == "string_agg")) {
 		ts := slices.Clone(argTypes)
 		for _, k := range call.OrderBy {
 			ts = append(ts, k.Expr.Type())
 		}
 		st = &orderedState{inner: st, nargs: len(call.Args), keys: call.OrderBy, types: ts, byArgs: call.Distinct}
+	}
+	if call.Filter != nil {
+		// Outermost: rows the filter rejects reach neither DISTINCT nor
+		// the ORDER BY buffer.
+		st = &filterState{inner: st}
 	}
 	return st
 }

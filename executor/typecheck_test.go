@@ -131,7 +131,16 @@ func TestEveryAggregateIsImplemented(t *testing.T) {
 			if a == nil {
 				a = []nodes.Expr{col(0, types.Int8T)}
 			}
-			if newAggState(&nodes.AggCall{Name: name, Args: a, T: types.Int8T}) == nil {
+			call := &nodes.AggCall{Name: name, Args: a, T: types.Int8T}
+			if direct, ok := funcs.OrderedSet(name); ok {
+				// WITHIN GROUP: the direct arguments, then the sorted one.
+				call = &nodes.AggCall{Name: name, Args: make([]nodes.Expr, direct), T: types.Int8T, WithinGroup: true,
+					OrderBy: []nodes.SortKey{{Expr: col(0, types.Int8T)}}}
+				for i := range call.Args {
+					call.Args[i] = &nodes.Const{T: types.Float8T, Value: 0.5}
+				}
+			}
+			if newAggState(call) == nil {
 				t.Errorf("aggregate %s: no state", name)
 			}
 		}()

@@ -87,7 +87,7 @@ func EqualLists(a, b []Expr) bool {
 
 // EqualAggCalls reports whether two aggregate calls compute the same thing.
 func EqualAggCalls(a, b *AggCall) bool {
-	if a.Name != b.Name || a.T != b.T || a.Distinct != b.Distinct || a.Star != b.Star || len(a.OrderBy) != len(b.OrderBy) {
+	if a.Name != b.Name || a.T != b.T || a.Distinct != b.Distinct || a.Star != b.Star || a.WithinGroup != b.WithinGroup || len(a.OrderBy) != len(b.OrderBy) {
 		return false
 	}
 	for i := range a.OrderBy {

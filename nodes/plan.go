@@ -161,9 +161,13 @@ type AggCall struct {
 	Star     bool
 	Filter   Expr // FILTER (WHERE ...), nil if none
 	// OrderBy sorts each group's input rows before they are aggregated
-	// (string_agg(x, ',' ORDER BY x)).
-	OrderBy []SortKey
-	T       types.T
+	// (string_agg(x, ',' ORDER BY x)). For an ordered-set aggregate
+	// (WithinGroup) it is the WITHIN GROUP (ORDER BY ...) list, whose
+	// expressions are the aggregated arguments, and Args are the direct
+	// arguments (percentile_cont(0.5) WITHIN GROUP (ORDER BY x)).
+	OrderBy     []SortKey
+	WithinGroup bool
+	T           types.T
 	// Display, when set, is what EXPLAIN prints for the call (a finalize
 	// step shows the aggregate it completes, not its combine function).
 	Display string
@@ -173,22 +177,34 @@ func (a *AggCall) String() string {
 	if a.Display != "" {
 		return a.Display
 	}
+	var s string
 	if a.Star {
-		return a.Name + "(*)"
-	}
-	s := a.Name + "("
-	if a.Distinct {
-		s += "DISTINCT "
-	}
-	s += joinExprs(a.Args, ", ")
-	if len(a.OrderBy) > 0 {
+		s = a.Name + "(*)"
+	} else {
+		s = a.Name + "("
+		if a.Distinct {
+			s += "DISTINCT "
+		}
+		s += joinExprs(a.Args, ", ")
 		keys := make([]string, len(a.OrderBy))
 		for i, k := range a.OrderBy {
 			keys[i] = k.String()
 		}
-		s += " ORDER BY " + strings.Join(keys, ", ")
+		switch {
+		case a.WithinGroup:
+			s += ") WITHIN GROUP (ORDER BY " + strings.Join(keys, ", ") + ")"
+		case len(a.OrderBy) > 0:
+			s += " ORDER BY " + strings.Join(keys, ", ") + ")"
+		default:
+			s += ")"
+		}
 	}
-	return s + ")"
+	if a.Filter != nil {
+		// As ruleutils' get_agg_expr: the qual as any expression prints
+		// (an operator clause in parentheses, a bare column without).
+		s += " FILTER (WHERE " + a.Filter.String() + ")"
+	}
+	return s
 }
 
 // Agg computes aggregates, grouped by GroupKeys. Its own rows are the

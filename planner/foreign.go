@@ -262,6 +262,9 @@ func (pc *planCtx) deparseScan(fs *nodes.ForeignScan) error {
 			for _, arg := range a.Args {
 				ac.Args = append(ac.Args, toTableColumns(arg, fs.Columns))
 			}
+			if a.Filter != nil {
+				ac.Filter = toTableColumns(a.Filter, fs.Columns)
+			}
 			ac.OrderBy = nil
 			for _, k := range a.OrderBy {
 				ac.OrderBy = append(ac.OrderBy, nodes.SortKey{Expr: toTableColumns(k.Expr, fs.Columns), Desc: k.Desc, NullsFirst: k.NullsFirst})
@@ -380,8 +383,8 @@ func (pc *planCtx) pushAgg(agg *nodes.Agg) nodes.Plan {
 				return nil
 			}
 		}
-		if a.Filter != nil {
-			return nil
+		if a.Filter != nil && !remote.Shippable(a.Filter) {
+			return nil // postgres_fdw ships FILTER when its qual is shippable
 		}
 	}
 	c := *fs

@@ -24,17 +24,61 @@ func (c *exprCtx) funcCall(fc *pg.FuncCall) (nodes.Expr, error) {
 	if agg := funcs.Aggregate(name); agg != nil {
 		return c.aggregate(agg, fc)
 	}
-	if fc.AggStar || fc.AggDistinct || fc.AggFilter != nil || len(fc.AggOrder) > 0 {
-		return nil, pgerr.New(pgerr.WrongObjectType, "%s is not an aggregate function", name)
-	}
 	if name == "generate_series" {
 		return nil, pgerr.NotSupported("set-returning function generate_series outside FROM")
+	}
+	if fc.AggFilter != nil {
+		// ParseFuncOrColumn transforms the FILTER before it looks the
+		// function up.
+		if _, err := c.filter(fc.AggFilter); err != nil {
+			return nil, err
+		}
 	}
 	args, err := c.transformList(fc.Args)
 	if err != nil {
 		return nil, err
 	}
-	return resolveFunc(name, args)
+	if fc.AggWithinGroup {
+		// The WITHIN GROUP expressions are arguments of the lookup too.
+		for _, o := range fc.AggOrder {
+			e, err := c.transform(o.GetSortBy().Node)
+			if err != nil {
+				return nil, err
+			}
+			args = append(args, e)
+		}
+	}
+	e, err := resolveFunc(name, args)
+	if err != nil {
+		return nil, err
+	}
+	// A plain function found where the call's syntax asks for an
+	// aggregate (ParseFuncOrColumn's checks, in its order).
+	switch {
+	case fc.AggStar:
+		return nil, pgerr.New(pgerr.WrongObjectType, "%s(*) specified, but %s is not an aggregate function", name, name)
+	case fc.AggDistinct:
+		return nil, pgerr.New(pgerr.WrongObjectType, "DISTINCT specified, but %s is not an aggregate function", name)
+	case fc.AggWithinGroup:
+		return nil, pgerr.New(pgerr.WrongObjectType, "WITHIN GROUP specified, but %s is not an aggregate function", name)
+	case len(fc.AggOrder) > 0:
+		return nil, pgerr.New(pgerr.WrongObjectType, "ORDER BY specified, but %s is not an aggregate function", name)
+	case fc.AggFilter != nil:
+		return nil, pgerr.New(pgerr.WrongObjectType, "FILTER specified, but %s is not an aggregate function", name)
+	}
+	return e, nil
+}
+
+// filter transforms an aggregate's FILTER (WHERE ...) clause as
+// transformWhereClause does with EXPR_KIND_FILTER: over the aggregate's
+// input, without aggregates, coerced to boolean.
+func (c *exprCtx) filter(n *pg.Node) (nodes.Expr, error) {
+	fec := &exprCtx{p: c.p, scope: c.scope, clause: "FILTER", inAgg: c.inAgg}
+	f, err := fec.transform(n)
+	if err != nil {
+		return nil, err
+	}
+	return requireBool(f, "argument of FILTER")
 }
 
 func (c *exprCtx) aggregate(agg *funcs.Agg, fc *pg.FuncCall) (nodes.Expr, error) {
@@ -52,12 +96,19 @@ func (c *exprCtx) aggregate(agg *funcs.Agg, fc *pg.FuncCall) (nodes.Expr, error)
 	inner := *c
 	inner.inAgg = true
 	call := &nodes.AggCall{Name: name, Star: fc.AggStar, Distinct: fc.AggDistinct}
+	if fc.AggFilter != nil {
+		f, err := c.filter(fc.AggFilter)
+		if err != nil {
+			return nil, err
+		}
+		call.Filter = f
+	}
+	if nDirect, ok := funcs.OrderedSet(name); ok || fc.AggWithinGroup {
+		return c.orderedSetAggregate(agg, fc, call, nDirect, ok)
+	}
 	args, err := inner.transformList(fc.Args)
 	if err != nil {
 		return nil, err
-	}
-	if fc.AggFilter != nil {
-		return nil, pgerr.NotSupported("FILTER in aggregate calls")
 	}
 	bad := func() error {
 		ts := make([]string, len(args))
@@ -127,6 +178,100 @@ func (c *exprCtx) aggregate(agg *funcs.Agg, fc *pg.FuncCall) (nodes.Expr, error)
 			nullsFirst = false
 		}
 		call.OrderBy = append(call.OrderBy, nodes.SortKey{Expr: e, Desc: desc, NullsFirst: nullsFirst})
+	}
+	*c.aggs = append(*c.aggs, call)
+	return &aggRef{idx: len(*c.aggs) - 1, call: call}, nil
+}
+
+// orderedSetAggregate plans NAME(direct args) WITHIN GROUP (ORDER BY
+// aggregated args) [FILTER (WHERE ...)]: call.Args are the direct
+// arguments and call.OrderBy the aggregated ones with their sort order.
+// isOrderedSet is false for a plain aggregate called with WITHIN GROUP.
+func (c *exprCtx) orderedSetAggregate(agg *funcs.Agg, fc *pg.FuncCall, call *nodes.AggCall, nDirect int, isOrderedSet bool) (nodes.Expr, error) {
+	name := agg.Name
+	inner := *c
+	inner.inAgg = true
+	direct, err := inner.transformList(fc.Args)
+	if err != nil {
+		return nil, err
+	}
+	var sorted []nodes.Expr
+	var sortBys []*pg.SortBy
+	for _, o := range fc.AggOrder {
+		sb := o.GetSortBy()
+		if sb.SortbyDir == pg.SortByDir_SORTBY_USING {
+			return nil, pgerr.NotSupported("ORDER BY USING")
+		}
+		e, err := inner.transform(sb.Node)
+		if err != nil {
+			return nil, err
+		}
+		sorted = append(sorted, e)
+		sortBys = append(sortBys, sb)
+	}
+	all := append(slices.Clone(direct), sorted...)
+	ts := make([]types.T, len(all))
+	for i, a := range all {
+		ts[i] = a.Type()
+	}
+	bad := func() error {
+		names := make([]string, len(ts))
+		for i, t := range ts {
+			names[i] = t.String()
+		}
+		return pgerr.New(pgerr.UndefinedFunction, "function %s(%s) does not exist", name, strings.Join(names, ", ")).
+			WithHint("No function matches the given name and argument types. You might need to add explicit type casts.")
+	}
+	if len(all) != agg.NArgs || (isOrderedSet && fc.AggWithinGroup && len(direct) != nDirect) {
+		return nil, bad()
+	}
+	if !isOrderedSet {
+		return nil, pgerr.New(pgerr.WrongObjectType, "%s is not an ordered-set aggregate, so it cannot have WITHIN GROUP", name)
+	}
+	if !fc.AggWithinGroup {
+		return nil, pgerr.New(pgerr.WrongObjectType, "WITHIN GROUP is required for ordered-set aggregate %s", name)
+	}
+	for i, a := range all {
+		if a.Type().ID == types.Unknown {
+			// An unknown literal goes as text when it is aggregated; a
+			// direct argument takes the declared type.
+			if i >= nDirect {
+				if all[i], err = coerce(a, types.TextT, types.CastImplicit); err != nil {
+					return nil, err
+				}
+			}
+		}
+		ts[i] = all[i].Type()
+	}
+	argTypes, result, ok := agg.Resolve(ts)
+	if !ok {
+		return nil, bad()
+	}
+	for i := range all {
+		if all[i], err = coerce(all[i], argTypes[i], types.CastImplicit); err != nil {
+			return nil, err
+		}
+	}
+	for i, n := range fc.Args {
+		if HasColumnRef(n) || hasAgg(all[i]) {
+			// PostgreSQL evaluates direct arguments once per group, so they
+			// may use only grouped columns; pgfed takes constants.
+			return nil, pgerr.NotSupported("direct arguments of " + name + " that are not constants")
+		}
+	}
+	call.T = result
+	call.WithinGroup = true
+	call.Args = all[:nDirect]
+	for i, sb := range sortBys {
+		desc := sb.SortbyDir == pg.SortByDir_SORTBY_DESC
+		nullsFirst := desc
+		switch sb.SortbyNulls {
+		case pg.SortByNulls_SORTBY_NULLS_FIRST:
+			nullsFirst = true
+		case pg.SortByNulls_SORTBY_NULLS_LAST:
+			nullsFirst = false
+		}
+		call.OrderBy = append(call.OrderBy, nodes.SortKey{Expr: all[nDirect+i], Desc: desc, NullsFirst: nullsFirst})
 	}
 	*c.aggs = append(*c.aggs, call)
 	return &aggRef{idx: len(*c.aggs) - 1, call: call}, nil

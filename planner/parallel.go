@@ -13,8 +13,8 @@ package planner
 // Append of Parallel Seq Scans (the partitions of a partitioned table)
 // and of foreign scans, each of which one participant runs whole. An
 // Append with async foreign children stays an async Append.
-// Aggregates that cannot be split (DISTINCT, ORDER BY, FILTER, string_agg)
-// keep the plan serial.
+// Aggregates that cannot be split (DISTINCT, ORDER BY, WITHIN GROUP,
+// string_agg, the variance family) keep the Agg above the Gather.
 //
 // The number of workers follows PostgreSQL's compute_parallel_worker:
 // none below min_parallel_table_scan_size, then one more each time the

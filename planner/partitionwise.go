@@ -72,13 +72,17 @@ type aggCombine struct {
 }
 
 // splitAgg splits agg, or returns false when one of its aggregates cannot
-// be split: DISTINCT, ORDER BY, FILTER, and string_agg, which PostgreSQL
-// 15 does not split either (its result would depend on which participant
-// read which rows). Such an aggregate stays above the Gather.
+// be split: DISTINCT, ORDER BY (and WITHIN GROUP), and string_agg, which
+// PostgreSQL 15 does not split either (its result would depend on which
+// participant read which rows), and the variance family, whose float
+// combine (float8_combine) would round differently from one serial
+// float8_accum. Such an aggregate stays above the Gather. A FILTER stays
+// with the partial step (each partial state sees only the rows it
+// passes); the finalize step combines without it.
 func splitAgg(agg *nodes.Agg) (*aggSplit, bool) {
 	sp := &aggSplit{agg: agg}
 	for _, a := range agg.Aggs {
-		if a.Distinct || len(a.OrderBy) > 0 || a.Filter != nil {
+		if a.Distinct || len(a.OrderBy) > 0 || a.WithinGroup {
 			return nil, false
 		}
 		switch a.Name {
@@ -106,8 +110,8 @@ func splitAgg(agg *nodes.Agg) (*aggSplit, bool) {
 				}
 			}
 			sp.partials = append(sp.partials,
-				&nodes.AggCall{Name: "sum", Args: []nodes.Expr{arg}, T: sumT},
-				&nodes.AggCall{Name: "count", Args: []nodes.Expr{arg}, T: types.Int8T})
+				&nodes.AggCall{Name: "sum", Args: []nodes.Expr{arg}, T: sumT, Filter: a.Filter},
+				&nodes.AggCall{Name: "count", Args: []nodes.Expr{arg}, T: types.Int8T, Filter: a.Filter})
 			sp.combines = append(sp.combines, aggCombine{name: "avg_combine", cols: []int{len(sp.partials) - 2, len(sp.partials) - 1}, t: a.T, orig: a})
 		default:
 			return nil, false
