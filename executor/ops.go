@@ -39,25 +39,7 @@ func (e *binaryEval) eval(b arrow.RecordBatch) (arrow.Array, error) {
 
 func compileOp(x *nodes.OpExpr, ec *ExecContext) (evaluator, error) {
 	if x.Left == nil { // prefix operator
-		if x.Op == "+" {
-			return compileExpr(x.Right, ec)
-		}
-		t := x.T
-		return compileRowwise([]nodes.Expr{x.Right}, t, true, ec, func(a []any) (any, error) {
-			switch v := a[0].(type) {
-			case int64:
-				if (t.ID == types.Int8 && v == math.MinInt64) || (t.ID == types.Int4 && v == math.MinInt32) || (t.ID == types.Int2 && v == math.MinInt16) {
-					return nil, types.ErrIntOutOfRange(t)
-				}
-				return -v, nil
-			case float64:
-				return -v, nil
-			case types.Interval:
-				return types.IntervalNeg(v)
-			default:
-				return types.NumericNeg(v.(*apd.Decimal)), nil
-			}
-		})
+		return compilePrefixOp(x, ec)
 	}
 	lt, rt := x.Left.Type(), x.Right.Type()
 	var kernel func(l, r arrow.Array) (arrow.Array, error)
@@ -80,6 +62,28 @@ func compileOp(x *nodes.OpExpr, ec *ExecContext) (evaluator, error) {
 			kernel = floatArith[float32](x.Op, lt)
 		case lt.ID == types.Numeric:
 			return compileRowwise([]nodes.Expr{x.Left, x.Right}, x.T, true, ec, numericOp(x.Op))
+		default:
+			return nil, pgerr.Internal("executor: no %s operator for %s", x.Op, lt)
+		}
+	case "^":
+		switch lt.ID {
+		case types.Float8:
+			kernel = floatPowerKernel
+		case types.Numeric:
+			return compileRowwise([]nodes.Expr{x.Left, x.Right}, x.T, true, ec, func(a []any) (any, error) {
+				return types.NumericPower(a[0].(*apd.Decimal), a[1].(*apd.Decimal))
+			})
+		default:
+			return nil, pgerr.Internal("executor: no ^ operator for %s", lt)
+		}
+	case "&", "|", "#", "<<", ">>":
+		switch lt.ID {
+		case types.Int8:
+			kernel = intBitwise[int64](x.Op, 63)
+		case types.Int4:
+			kernel = intBitwise[int32](x.Op, 31)
+		case types.Int2:
+			kernel = intBitwise[int16](x.Op, 31)
 		default:
 			return nil, pgerr.Internal("executor: no %s operator for %s", x.Op, lt)
 		}
@@ -155,6 +159,207 @@ func intArith[T int16 | int32 | int64](op string, t types.T, lo, hi int64) func(
 			return nil, err
 		}
 		return newFixedArray(t.ArrowType(), out, valid, nulls), nil
+	}
+}
+
+// unaryEval evaluates its operand over the whole batch, then a kernel.
+type unaryEval struct {
+	arg    evaluator
+	kernel func(a arrow.Array) (arrow.Array, error)
+}
+
+func (e *unaryEval) eval(b arrow.RecordBatch) (arrow.Array, error) {
+	a, err := e.arg.eval(b)
+	if err != nil {
+		return nil, err
+	}
+	defer a.Release()
+	return e.kernel(a)
+}
+
+// compilePrefixOp compiles the prefix operators: + (nothing to do), -
+// and @ (absolute value) on every numeric type, ~ on integers, |/ and ||/
+// (square and cube root) on double precision. Integer and float operands
+// run in typed loops; numeric and interval row by row.
+func compilePrefixOp(x *nodes.OpExpr, ec *ExecContext) (evaluator, error) {
+	if x.Op == "+" {
+		return compileExpr(x.Right, ec)
+	}
+	t := x.T
+	var kernel func(a arrow.Array) (arrow.Array, error)
+	switch t.ID {
+	case types.Int8:
+		kernel = intPrefix[int64](x.Op, t, math.MinInt64)
+	case types.Int4:
+		kernel = intPrefix[int32](x.Op, t, math.MinInt32)
+	case types.Int2:
+		kernel = intPrefix[int16](x.Op, t, math.MinInt16)
+	case types.Float8:
+		kernel = floatPrefix[float64](x.Op, t)
+	case types.Float4:
+		kernel = floatPrefix[float32](x.Op, t)
+	case types.Numeric:
+		return compileRowwise([]nodes.Expr{x.Right}, t, true, ec, func(a []any) (any, error) {
+			if x.Op == "@" {
+				return types.NumericAbs(a[0].(*apd.Decimal)), nil
+			}
+			return types.NumericNeg(a[0].(*apd.Decimal)), nil
+		})
+	case types.IntervalType:
+		return compileRowwise([]nodes.Expr{x.Right}, t, true, ec, func(a []any) (any, error) {
+			return types.IntervalNeg(a[0].(types.Interval))
+		})
+	default:
+		return nil, pgerr.Internal("executor: no prefix operator %s for %s", x.Op, t)
+	}
+	if kernel == nil {
+		return nil, pgerr.Internal("executor: no prefix operator %s for %s", x.Op, t)
+	}
+	arg, err := compileExpr(x.Right, ec)
+	if err != nil {
+		return nil, err
+	}
+	return &unaryEval{arg: arg, kernel: kernel}, nil
+}
+
+// intPrefix is -, @ or ~ on integers of Go type T: negating or taking the
+// absolute value of the type's minimum is out of range.
+func intPrefix[T int16 | int32 | int64](op string, t types.T, lo int64) func(a arrow.Array) (arrow.Array, error) {
+	if op != "-" && op != "@" && op != "~" {
+		return nil
+	}
+	return func(a arrow.Array) (arrow.Array, error) {
+		v := valuesOf[T](a)
+		valid, nulls := andValidity(a)
+		out := make([]T, len(v))
+		switch op {
+		case "~":
+			for i, x := range v {
+				out[i] = ^x
+			}
+		case "-":
+			for i, x := range v {
+				if int64(x) == lo && isValid(valid, i) {
+					return nil, types.ErrIntOutOfRange(t)
+				}
+				out[i] = -x
+			}
+		case "@":
+			for i, x := range v {
+				if x < 0 {
+					if int64(x) == lo && isValid(valid, i) {
+						return nil, types.ErrIntOutOfRange(t)
+					}
+					x = -x
+				}
+				out[i] = x
+			}
+		}
+		return newFixedArray(t.ArrowType(), out, valid, nulls), nil
+	}
+}
+
+// floatPrefix is -, @, |/ (dsqrt) or ||/ (dcbrt) on floats of Go type T.
+func floatPrefix[T float32 | float64](op string, t types.T) func(a arrow.Array) (arrow.Array, error) {
+	if op != "-" && op != "@" && (t.ID != types.Float8 || op != "|/" && op != "||/") {
+		return nil
+	}
+	return func(a arrow.Array) (arrow.Array, error) {
+		v := valuesOf[T](a)
+		valid, nulls := andValidity(a)
+		out := make([]T, len(v))
+		switch op {
+		case "-":
+			for i, x := range v {
+				out[i] = -x
+			}
+		case "@":
+			for i, x := range v {
+				out[i] = T(math.Abs(float64(x)))
+			}
+		case "|/":
+			for i, x := range v {
+				if x < 0 && isValid(valid, i) {
+					return nil, types.ErrSqrtNegative()
+				}
+				out[i] = T(math.Sqrt(float64(x)))
+			}
+		case "||/":
+			for i, x := range v {
+				r, err := types.FloatCbrt(float64(x))
+				if err != nil && isValid(valid, i) {
+					return nil, err
+				}
+				out[i] = T(r)
+			}
+		}
+		return newFixedArray(t.ArrowType(), out, valid, nulls), nil
+	}
+}
+
+// floatPowerKernel is double precision ^ double precision (dpow).
+func floatPowerKernel(l, r arrow.Array) (arrow.Array, error) {
+	lv, rv := valuesOf[float64](l), valuesOf[float64](r)
+	valid, nulls := andValidity(l, r)
+	out := make([]float64, len(lv))
+	for i := range lv {
+		if !isValid(valid, i) {
+			continue
+		}
+		v, err := types.FloatPower(lv[i], rv[i])
+		if err != nil {
+			return nil, err
+		}
+		out[i] = v
+	}
+	return newFixedArray(types.Float8T.ArrowType(), out, valid, nulls), nil
+}
+
+// intBitwise is & | # << >> on integers of Go type T. The shift count is
+// an int4 whatever T is; as in PostgreSQL on x86-64 (C's shift of a value
+// promoted to int, or of int64), only its low bits count (mask), and
+// smallint shifts are done in 32 bits and truncated.
+func intBitwise[T int16 | int32 | int64](op string, mask int32) func(l, r arrow.Array) (arrow.Array, error) {
+	return func(l, r arrow.Array) (arrow.Array, error) {
+		lv := valuesOf[T](l)
+		valid, nulls := andValidity(l, r)
+		out := make([]T, len(lv))
+		switch op {
+		case "&", "|", "#":
+			rv := valuesOf[T](r)
+			switch op {
+			case "&":
+				for i := range lv {
+					out[i] = lv[i] & rv[i]
+				}
+			case "|":
+				for i := range lv {
+					out[i] = lv[i] | rv[i]
+				}
+			default:
+				for i := range lv {
+					out[i] = lv[i] ^ rv[i]
+				}
+			}
+		default:
+			rv := valuesOf[int32](r)
+			wide := mask == 63
+			left := op == "<<"
+			for i := range lv {
+				n := uint(rv[i] & mask)
+				switch {
+				case wide && left:
+					out[i] = T(int64(lv[i]) << n)
+				case wide:
+					out[i] = T(int64(lv[i]) >> n)
+				case left:
+					out[i] = T(int32(lv[i]) << n)
+				default:
+					out[i] = T(int32(lv[i]) >> n)
+				}
+			}
+		}
+		return newFixedArray(l.DataType(), out, valid, nulls), nil
 	}
 }
 

@@ -4,6 +4,8 @@ package funcs
 
 import (
 	"math"
+	"math/bits"
+	"math/rand/v2"
 	"strings"
 	"unicode/utf8"
 
@@ -71,6 +73,34 @@ func init() {
 		immutable("mod", same(modImpl), sig(i2, i2, i2), sig(i4, i4, i4), sig(i8, i8, i8), sig(num, num, num)),
 		immutable("power", same(powerImpl), sig(f8, f8, f8), sig(num, num, num)),
 		immutable("sqrt", same(sqrtImpl), sig(f8, f8), sig(num, num)),
+		immutable("cbrt", same(float1(types.FloatCbrt)), sig(f8, f8)),
+		immutable("exp", same(floatOrNumeric(types.FloatExp, types.NumericExp)), sig(f8, f8), sig(num, num)),
+		immutable("ln", same(floatOrNumeric(types.FloatLn, types.NumericLn)), sig(f8, f8), sig(num, num)),
+		immutable("log10", same(floatOrNumeric(types.FloatLog10, types.NumericLog10)), sig(f8, f8), sig(num, num)),
+		immutable("log", same(logImpl), sig(f8, f8), sig(num, num), sig(num, num, num)),
+		immutable("degrees", same(float1(types.FloatDegrees)), sig(f8, f8)),
+		immutable("radians", same(float1(types.FloatRadians)), sig(f8, f8)),
+		immutable("pi", same(func([]any) (any, error) { return math.Pi, nil }), sig(f8)),
+		immutable("sign", same(signImpl), sig(f8, f8), sig(num, num)),
+		immutable("div", same(numeric2(types.NumericDivTrunc)), sig(num, num, num)),
+		immutable("gcd", bindGcdLcm(false), sig(i4, i4, i4), sig(i8, i8, i8), sig(num, num, num)),
+		immutable("lcm", bindGcdLcm(true), sig(i4, i4, i4), sig(i8, i8, i8), sig(num, num, num)),
+		immutable("factorial", same(func(a []any) (any, error) { return types.NumericFactorial(a[0].(int64)) }), sig(num, i8)),
+		immutable("scale", same(numericInt(types.NumericScale)), sig(i4, num)),
+		immutable("min_scale", same(numericInt(types.NumericMinimumScale)), sig(i4, num)),
+		immutable("trim_scale", same(func(a []any) (any, error) { return types.NumericTrimScale(a[0].(*apd.Decimal)) }), sig(num, num)),
+		immutable("width_bucket", same(widthBucketImpl), sig(i4, f8, f8, f8, i4), sig(i4, num, num, num, i4)),
+		immutable("atan2", same(func(a []any) (any, error) { return types.FloatAtan2(a[0].(float64), a[1].(float64), false) }), sig(f8, f8, f8)),
+		immutable("atan2d", same(func(a []any) (any, error) { return types.FloatAtan2(a[0].(float64), a[1].(float64), true) }), sig(f8, f8, f8)),
+		// random() is volatile, so never shipped to a remote server.
+		&Func{Name: "random", Overloads: []Signature{volatile(sig(f8))}, Strict: true, Remote: true, Bind: same(func([]any) (any, error) { return rand.Float64(), nil })},
+	)
+	for _, name := range []string{"sin", "cos", "tan", "cot", "asin", "acos", "atan",
+		"sind", "cosd", "tand", "cotd", "asind", "acosd", "atand",
+		"sinh", "cosh", "tanh", "asinh", "acosh", "atanh"} {
+		register(immutable(name, same(func(a []any) (any, error) { return types.FloatTrig(name, a[0].(float64)) }), sig(f8, f8)))
+	}
+	register(
 		immutable("lower", same(func(a []any) (any, error) { return types.LowerASCII(a[0].(string)), nil }), sig(txt, txt)),
 		immutable("upper", same(func(a []any) (any, error) { return types.UpperASCII(a[0].(string)), nil }), sig(txt, txt)),
 		immutable("length", lengthImpl, sig(i4, txt), sig(i4, bpchar)),
@@ -149,6 +179,109 @@ func bindRoundTrunc(round bool) func([]types.T) Impl {
 	})
 }
 
+// float1 is a function of one double precision argument.
+func float1(f func(float64) (float64, error)) Impl {
+	return func(a []any) (any, error) { return f(a[0].(float64)) }
+}
+
+// floatOrNumeric is a function with a double precision and a numeric
+// overload of one argument.
+func floatOrNumeric(f func(float64) (float64, error), n func(*apd.Decimal) (*apd.Decimal, error)) Impl {
+	return func(a []any) (any, error) {
+		if v, ok := a[0].(float64); ok {
+			return f(v)
+		}
+		return n(a[0].(*apd.Decimal))
+	}
+}
+
+func numeric2(f func(a, b *apd.Decimal) (*apd.Decimal, error)) Impl {
+	return func(a []any) (any, error) { return f(a[0].(*apd.Decimal), a[1].(*apd.Decimal)) }
+}
+
+// numericInt is scale or min_scale: NULL for NaN and the infinities.
+func numericInt(f func(*apd.Decimal) (int64, bool)) Impl {
+	return func(a []any) (any, error) {
+		if v, ok := f(a[0].(*apd.Decimal)); ok {
+			return v, nil
+		}
+		return nil, nil
+	}
+}
+
+// logImpl is log(x) (base 10) or log(base, x) (numeric only).
+func logImpl(a []any) (any, error) {
+	if len(a) == 2 {
+		return types.NumericLog(a[0].(*apd.Decimal), a[1].(*apd.Decimal))
+	}
+	if v, ok := a[0].(float64); ok {
+		return types.FloatLog10(v)
+	}
+	return types.NumericLog10(a[0].(*apd.Decimal))
+}
+
+func signImpl(a []any) (any, error) {
+	if v, ok := a[0].(float64); ok {
+		return types.FloatSign(v), nil
+	}
+	return types.NumericSign(a[0].(*apd.Decimal)), nil
+}
+
+func widthBucketImpl(a []any) (any, error) {
+	if v, ok := a[0].(float64); ok {
+		return types.FloatWidthBucket(v, a[1].(float64), a[2].(float64), a[3].(int64))
+	}
+	return types.NumericWidthBucket(a[0].(*apd.Decimal), a[1].(*apd.Decimal), a[2].(*apd.Decimal), a[3].(int64))
+}
+
+// bindGcdLcm is gcd or lcm: on integers (int4gcd, int8gcd, ...) the
+// result must fit the type (gcd(-2147483648, 0) is out of range), on
+// numeric numeric_gcd's scale rule.
+func bindGcdLcm(lcm bool) func([]types.T) Impl {
+	return func(argTypes []types.T) Impl {
+		t := argTypes[0]
+		if t.ID == types.Numeric {
+			if lcm {
+				return numeric2(types.NumericLcm)
+			}
+			return numeric2(types.NumericGcd)
+		}
+		hi := uint64(math.MaxInt64)
+		if t.ID == types.Int4 {
+			hi = math.MaxInt32
+		}
+		return func(a []any) (any, error) {
+			x, y := a[0].(int64), a[1].(int64)
+			if lcm && (x == 0 || y == 0) {
+				return int64(0), nil
+			}
+			ux, uy := absU64(x), absU64(y)
+			g, r := ux, uy
+			for r != 0 {
+				g, r = r, g%r
+			}
+			if g > hi {
+				return nil, types.ErrIntOutOfRange(t)
+			}
+			if !lcm {
+				return int64(g), nil
+			}
+			hiBits, lo := bits.Mul64(ux/g, uy)
+			if hiBits != 0 || lo > hi {
+				return nil, types.ErrIntOutOfRange(t)
+			}
+			return int64(lo), nil
+		}
+	}
+}
+
+func absU64(v int64) uint64 {
+	if v < 0 {
+		return uint64(-(v + 1)) + 1
+	}
+	return uint64(v)
+}
+
 func floorImpl(a []any) (any, error) {
 	if v, ok := a[0].(float64); ok {
 		return math.Floor(v), nil
@@ -181,35 +314,14 @@ func modImpl(a []any) (any, error) {
 
 func powerImpl(a []any) (any, error) {
 	if v, ok := a[0].(float64); ok {
-		return floatPower(v, a[1].(float64))
+		return types.FloatPower(v, a[1].(float64))
 	}
 	return types.NumericPower(a[0].(*apd.Decimal), a[1].(*apd.Decimal))
 }
 
-// floatPower is power(float8, float8) with PostgreSQL's domain errors.
-func floatPower(x, y float64) (any, error) {
-	if x == 0 && y < 0 {
-		return nil, pgerr.New(pgerr.InvalidArgumentForPowerFunc, "zero raised to a negative power is undefined")
-	}
-	if x < 0 && math.Floor(y) != y {
-		return nil, pgerr.New(pgerr.InvalidArgumentForPowerFunc, "a negative number raised to a non-integer power yields a complex result")
-	}
-	r := math.Pow(x, y)
-	if math.IsInf(r, 0) && !math.IsInf(x, 0) && !math.IsInf(y, 0) {
-		return nil, pgerr.New(pgerr.NumericValueOutOfRange, "value out of range: overflow")
-	}
-	if r == 0 && x != 0 && !math.IsInf(y, 0) {
-		return nil, pgerr.New(pgerr.NumericValueOutOfRange, "value out of range: underflow")
-	}
-	return r, nil
-}
-
 func sqrtImpl(a []any) (any, error) {
 	if v, ok := a[0].(float64); ok {
-		if v < 0 {
-			return nil, pgerr.New(pgerr.InvalidArgumentForPowerFunc, "cannot take square root of a negative number")
-		}
-		return math.Sqrt(v), nil
+		return types.FloatSqrt(v)
 	}
 	return types.NumericSqrt(a[0].(*apd.Decimal))
 }

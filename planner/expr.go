@@ -365,7 +365,33 @@ func (c *exprCtx) aExpr(a *pg.A_Expr) (nodes.Expr, error) {
 // makeOp resolves a binary (or, with l nil, prefix) operator.
 func makeOp(op string, l, r nodes.Expr) (nodes.Expr, error) {
 	if l == nil {
-		if op != "-" && op != "+" {
+		switch op {
+		case "~":
+			return bitwiseNot(r)
+		case "|/", "||/":
+			// dsqrt and dcbrt exist for double precision only.
+			if r.Type().ID != types.Unknown && !types.CanCast(r.Type(), types.Float8T, types.CastImplicit) {
+				return nil, opMissing(op, nil, r)
+			}
+			rc, err := coerce(r, types.Float8T, types.CastImplicit)
+			if err != nil {
+				return nil, err
+			}
+			return &nodes.OpExpr{Op: op, Right: rc, T: types.Float8T}, nil
+		case "@":
+			if r.Type().ID == types.Unknown {
+				// The preferred type of the numeric category wins.
+				var err error
+				if r, err = coerce(r, types.Float8T, types.CastImplicit); err != nil {
+					return nil, err
+				}
+			}
+			if numericRank(r.Type()) == 0 {
+				return nil, opMissing(op, nil, r)
+			}
+			return &nodes.OpExpr{Op: op, Right: r, T: r.Type().Base()}, nil
+		case "-", "+":
+		default:
 			return nil, opMissing(op, nil, r)
 		}
 		if r.Type().ID == types.Unknown {
@@ -401,6 +427,24 @@ func makeOp(op string, l, r nodes.Expr) (nodes.Expr, error) {
 			return nil, err
 		}
 		return &nodes.OpExpr{Op: op, Left: lc, Right: rc, T: t}, nil
+	case "^":
+		return powerOp(l, r)
+	case "&", "|", "#":
+		t, ok := operandType(lt, rt)
+		if !ok || !t.IsInteger() {
+			return nil, opMissing(op, l, r)
+		}
+		lc, err := coerce(l, t, types.CastImplicit)
+		if err != nil {
+			return nil, err
+		}
+		rc, err := coerce(r, t, types.CastImplicit)
+		if err != nil {
+			return nil, err
+		}
+		return &nodes.OpExpr{Op: op, Left: lc, Right: rc, T: t}, nil
+	case "<<", ">>":
+		return shiftOp(op, l, r)
 	case "=", "<>", "!=", "<", "<=", ">", ">=":
 		if op == "!=" {
 			op = "<>"
@@ -466,6 +510,72 @@ func makeOp(op string, l, r nodes.Expr) (nodes.Expr, error) {
 		return &nodes.OpExpr{Op: op, Left: lc, Right: rc, T: types.BoolT}, nil
 	}
 	return nil, opMissing(op, l, r)
+}
+
+// bitwiseNot types ~ (int2not, int4not, int8not).
+func bitwiseNot(r nodes.Expr) (nodes.Expr, error) {
+	if r.Type().ID == types.Unknown {
+		var err error
+		if r, err = coerce(r, types.Int4T, types.CastImplicit); err != nil {
+			return nil, err
+		}
+	}
+	if !r.Type().IsInteger() {
+		return nil, opMissing("~", nil, r)
+	}
+	return &nodes.OpExpr{Op: "~", Right: r, T: r.Type().Base()}, nil
+}
+
+// powerOp types ^, which PostgreSQL has for double precision (dpow) and
+// numeric (numeric_power) only: numeric when one operand is numeric and
+// the other converts to it implicitly (an integer, numeric or an untyped
+// literal), else double precision, the numeric category's preferred type
+// (so integer ^ integer is double precision).
+func powerOp(l, r nodes.Expr) (nodes.Expr, error) {
+	lt, rt := l.Type(), r.Type()
+	exactOrNumeric := func(t types.T) bool {
+		return t.ID == types.Numeric || t.IsInteger() || t.ID == types.Unknown
+	}
+	t := types.Float8T
+	if (lt.ID == types.Numeric && exactOrNumeric(rt)) || (rt.ID == types.Numeric && exactOrNumeric(lt)) {
+		t = types.NumericT
+	}
+	for _, e := range []nodes.Expr{l, r} {
+		if et := e.Type(); et.ID != types.Unknown && et.Base() != t.Base() && !types.CanCast(et, t, types.CastImplicit) {
+			return nil, opMissing("^", l, r)
+		}
+	}
+	lc, err := coerce(l, t, types.CastImplicit)
+	if err != nil {
+		return nil, err
+	}
+	rc, err := coerce(r, t, types.CastImplicit)
+	if err != nil {
+		return nil, err
+	}
+	return &nodes.OpExpr{Op: "^", Left: lc, Right: rc, T: t}, nil
+}
+
+// shiftOp types << and >> on integers (int2shl, int4shl, int8shl and the
+// shr ones): the left operand keeps its integer type, the shift count is
+// an integer (int4).
+func shiftOp(op string, l, r nodes.Expr) (nodes.Expr, error) {
+	lt, rt := l.Type(), r.Type()
+	if lt.ID == types.Unknown {
+		var err error
+		if l, err = coerce(l, types.Int4T, types.CastImplicit); err != nil {
+			return nil, err
+		}
+		lt = l.Type()
+	}
+	if !lt.IsInteger() || (rt.ID != types.Unknown && !rt.IsInteger()) || rt.ID == types.Int8 {
+		return nil, opMissing(op, l, r)
+	}
+	rc, err := coerce(r, types.Int4T, types.CastImplicit)
+	if err != nil {
+		return nil, err
+	}
+	return &nodes.OpExpr{Op: op, Left: l, Right: rc, T: lt.Base()}, nil
 }
 
 // toText converts any value to text (for || and LIKE), as PostgreSQL's

@@ -641,7 +641,7 @@ func checkExpr(e nodes.Expr) error {
 		switch {
 		case x.Right == nil:
 			return notShippable("operator %s without operand", x.Op)
-		case x.Left == nil && x.Op != "-" && x.Op != "+":
+		case x.Left == nil && !prefixOps[x.Op]:
 			return notShippable("prefix operator %s", x.Op)
 		case x.Left != nil && !binaryOps[x.Op]:
 			return notShippable("operator %s", x.Op)
@@ -813,7 +813,11 @@ var binaryOps = map[string]bool{
 	"+": true, "-": true, "*": true, "/": true, "%": true,
 	"=": true, "<>": true, "<": true, "<=": true, ">": true, ">=": true,
 	"||": true, "~~": true, "!~~": true, "~~*": true, "!~~*": true,
+	"^": true, "&": true, "|": true, "#": true, "<<": true, ">>": true,
 }
+
+// prefixOps are the built-in prefix operators pgfed's planner produces.
+var prefixOps = map[string]bool{"-": true, "+": true, "@": true, "~": true, "|/": true, "||/": true}
 
 // quotedKeywords are PostgreSQL 15's keywords that quote_identifier
 // quotes: the reserved, col_name and type_func_name ones (in that order,
