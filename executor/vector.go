@@ -183,33 +183,37 @@ func takeArray(arr arrow.Array, sel []int32) arrow.Array {
 		}
 		return b.NewArray()
 	case *array.Boolean:
-		b := array.NewBooleanBuilder(alloc)
-		defer b.Release()
-		b.Reserve(len(sel))
-		for _, i := range sel {
-			if a.IsNull(int(i)) {
-				b.AppendNull()
-			} else {
-				b.UnsafeAppend(a.Value(int(i)))
-			}
-		}
-		return b.NewArray()
+		return takeBuilt(a, array.NewBooleanBuilder(alloc), sel)
 	case *array.MonthDayNanoInterval:
-		b := array.NewMonthDayNanoIntervalBuilder(alloc)
-		defer b.Release()
-		b.Reserve(len(sel))
-		for _, i := range sel {
-			if a.IsNull(int(i)) {
-				b.AppendNull()
-			} else {
-				b.UnsafeAppend(a.Value(int(i)))
-			}
-		}
-		return b.NewArray()
+		return takeBuilt(a, array.NewMonthDayNanoIntervalBuilder(alloc), sel)
 	case *array.Null:
 		return array.NewNull(len(sel))
 	}
 	panic(fmt.Sprintf("executor: take of %T", arr))
+}
+
+// takeBuilt gathers the rows sel of an array whose values are not a
+// plain buffer (bits, structs) through a builder.
+func takeBuilt[V any, A interface {
+	IsNull(int) bool
+	Value(int) V
+}, B interface {
+	Reserve(int)
+	AppendNull()
+	UnsafeAppend(V)
+	NewArray() arrow.Array
+	Release()
+}](a A, b B, sel []int32) arrow.Array {
+	defer b.Release()
+	b.Reserve(len(sel))
+	for _, i := range sel {
+		if a.IsNull(int(i)) {
+			b.AppendNull()
+		} else {
+			b.UnsafeAppend(a.Value(int(i)))
+		}
+	}
+	return b.NewArray()
 }
 
 // takeFixed gathers the rows sel of a fixed-width array straight into a

@@ -956,29 +956,11 @@ func (d *dtDecoder) validateDate() dtError {
 }
 
 // strtoint is PostgreSQL's strtoint (C's strtol limited to int): leading
-// blanks, a sign, digits. With no digits it returns s unconsumed.
+// blanks, a sign, digits. With no digits it returns s unconsumed; val is
+// meaningful only without overflow.
 func strtoint(s string) (val int64, rest string, overflow bool) {
-	i := 0
-	for i < len(s) && isSpace(s[i]) {
-		i++
-	}
-	negative := false
-	if i < len(s) && (s[i] == '+' || s[i] == '-') {
-		negative = s[i] == '-'
-		i++
-	}
-	if i >= len(s) || !isDigit(s[i]) {
-		return 0, s, false
-	}
-	for ; i < len(s) && isDigit(s[i]); i++ {
-		if val <= math.MaxInt32+1 {
-			val = val*10 + int64(s[i]-'0')
-		}
-	}
-	if negative {
-		val = -val
-	}
-	return val, s[i:], val > math.MaxInt32 || val < math.MinInt32
+	val, rest, overflow = strtoi64(s)
+	return val, rest, overflow || val > math.MaxInt32 || val < math.MinInt32
 }
 
 // atoi is C's atoi as glibc has it: strtol saturating at the int64
