@@ -23,6 +23,7 @@ import (
 	"encoding/binary"
 	"io"
 	"math"
+	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -40,13 +41,17 @@ type aggOp struct {
 	states []aggState
 	schema *arrow.Schema
 
-	intKeys  *intTable // single integer-like key
-	nullKey  int32     // group of the NULL key (-1 none yet)
-	strKeys  map[string]int32
-	keyVals  [][]any // per group, the key datums
-	ngroups  int
-	groupBuf []int32
-	keyBuf   []byte
+	intKeys *intTable // single integer-like key
+	nullKey int32     // group of the NULL key (-1 none yet)
+	strKeys map[string]int32
+	keyVals [][]any // per group, the key datums
+	// intKeyVals are the groups' keys when the one key is an integer,
+	// date or timestamp column (intKeys): typed, not boxed in keyVals
+	// (the NULL group, nullKey, holds 0).
+	intKeyVals []int64
+	ngroups    int
+	groupBuf   []int32
+	keyBuf     []byte
 
 	out  arrow.RecordBatch // result, handed out in slices
 	pos  int64
@@ -111,7 +116,7 @@ func (a *aggOp) resetGroups() {
 	for i, call := range a.plan.Aggs {
 		a.states[i] = newAggState(call)
 	}
-	a.intKeys, a.strKeys, a.keyVals, a.ngroups, a.nullKey = nil, nil, nil, 0, -1
+	a.intKeys, a.strKeys, a.keyVals, a.intKeyVals, a.ngroups, a.nullKey = nil, nil, nil, nil, 0, -1
 	a.pos = 0
 	if a.out != nil {
 		a.out.Release()
@@ -302,16 +307,15 @@ func assignIntGroups[T int16 | int32 | int64](a *aggOp, arr arrow.Array, vals []
 	if a.intKeys == nil {
 		a.intKeys = newIntTable()
 	}
-	t := a.plan.GroupKeys[0].Type()
 	valid := validity(arr)
-	var row int
+	var key int64
 	add := func() int32 {
 		if !a.spill.admit(a) {
 			return -1
 		}
 		g := int32(a.ngroups)
 		a.ngroups++
-		a.keyVals = append(a.keyVals, []any{types.DatumAt(arr, t, row)})
+		a.intKeyVals = append(a.intKeyVals, key)
 		return g
 	}
 	table := a.intKeys
@@ -325,15 +329,38 @@ func assignIntGroups[T int16 | int32 | int64](a *aggOp, arr arrow.Array, vals []
 			if a.nullKey < 0 {
 				a.nullKey = int32(a.ngroups)
 				a.ngroups++
-				a.keyVals = append(a.keyVals, []any{nil})
+				a.intKeyVals = append(a.intKeyVals, 0)
 			}
 			groups[r] = a.nullKey
 			continue
 		}
-		row = r
-		if groups[r] = table.lookupOrAdd(int64(v), add); groups[r] < 0 {
+		key = int64(v)
+		if groups[r] = table.lookupOrAdd(key, add); groups[r] < 0 {
 			a.spill.markRow(r, hashInt64(int64(v)))
 		}
+	}
+}
+
+// intKeyArray is the column of integer-like group keys, NULL at group
+// null (-1: none).
+func intKeyArray(t types.T, keys []int64, null int32) arrow.Array {
+	var valid []byte
+	nulls := 0
+	if null >= 0 {
+		valid = make([]byte, (len(keys)+7)/8)
+		for i := range valid {
+			valid[i] = 0xff
+		}
+		valid[null/8] &^= 1 << (null % 8)
+		nulls = 1
+	}
+	switch t.ArrowType().(type) {
+	case *arrow.Int64Type, *arrow.TimestampType:
+		return newFixedArray(t.ArrowType(), slices.Clone(keys), valid, nulls)
+	case *arrow.Int32Type, *arrow.Date32Type:
+		return newFixedArray(t.ArrowType(), convertSlice[int64, int32](keys), valid, nulls)
+	default:
+		return newFixedArray(t.ArrowType(), convertSlice[int64, int16](keys), valid, nulls)
 	}
 }
 
@@ -386,6 +413,10 @@ func (a *aggOp) buildResult() error {
 	n := a.ngroups
 	cols := make([]arrow.Array, 0, len(a.keys)+len(a.states))
 	for k, key := range a.plan.GroupKeys {
+		if a.intKeyVals != nil {
+			cols = append(cols, intKeyArray(key.Type(), a.intKeyVals[:n], a.nullKey))
+			continue
+		}
 		vals := make([]any, n)
 		for g := 0; g < n; g++ {
 			vals[g] = a.keyVals[g][k]

@@ -33,10 +33,11 @@ const (
 	aggPartitions    = 1 << aggPartitionBits
 	maxSpillDepth    = 6
 	// aggGroupBytes and aggStateBytes estimate a group's memory: its key
-	// datums (boxed in a slice), hash table slots at half load, and each
-	// aggregate's state; measured at ~180 bytes for count(*) by an
-	// integer key.
+	// datums (boxed in a slice), the hash map's entry, and each
+	// aggregate's state; intGroupBytes is a group of one integer key (a
+	// typed key and two open-addressing slots at half load).
 	aggGroupBytes = 128
+	intGroupBytes = 40
 	aggStateBytes = 32
 	noPartition   = 0xff
 )
@@ -83,7 +84,17 @@ func (s *aggSpill) reset(ec *ExecContext) {
 }
 
 func (s *aggSpill) estimate(a *aggOp) int64 {
-	return int64(a.ngroups)*(aggGroupBytes+aggStateBytes*int64(len(a.states))) + s.keyBytes
+	return int64(a.ngroups)*perGroupBytes(a) + s.keyBytes
+}
+
+// perGroupBytes is the estimated memory of one group, string keys' bytes
+// aside.
+func perGroupBytes(a *aggOp) int64 {
+	g := int64(aggGroupBytes)
+	if a.intKeys != nil {
+		g = intGroupBytes
+	}
+	return g + aggStateBytes*int64(len(a.states))
 }
 
 // startBatch sets how many groups the table may reach within the batch.
@@ -99,7 +110,7 @@ func (s *aggSpill) startBatch(a *aggOp, rows int) {
 		s.groupLimit = math.MaxInt
 		return
 	}
-	perGroup := aggGroupBytes + aggStateBytes*int64(len(a.states))
+	perGroup := perGroupBytes(a)
 	if a.ngroups > 0 {
 		perGroup += s.keyBytes / int64(a.ngroups)
 	}
