@@ -418,15 +418,7 @@ func makeOp(op string, l, r nodes.Expr) (nodes.Expr, error) {
 		if !ok || numericRank(t) == 0 || (op == "%" && t.IsFloat()) {
 			return nil, opMissing(op, l, r)
 		}
-		lc, err := coerce(l, t, types.CastImplicit)
-		if err != nil {
-			return nil, err
-		}
-		rc, err := coerce(r, t, types.CastImplicit)
-		if err != nil {
-			return nil, err
-		}
-		return &nodes.OpExpr{Op: op, Left: lc, Right: rc, T: t}, nil
+		return coercedOp(op, l, r, t, t)
 	case "^":
 		return powerOp(l, r)
 	case "&", "|", "#":
@@ -434,15 +426,7 @@ func makeOp(op string, l, r nodes.Expr) (nodes.Expr, error) {
 		if !ok || !t.IsInteger() {
 			return nil, opMissing(op, l, r)
 		}
-		lc, err := coerce(l, t, types.CastImplicit)
-		if err != nil {
-			return nil, err
-		}
-		rc, err := coerce(r, t, types.CastImplicit)
-		if err != nil {
-			return nil, err
-		}
-		return &nodes.OpExpr{Op: op, Left: lc, Right: rc, T: t}, nil
+		return coercedOp(op, l, r, t, t)
 	case "<<", ">>":
 		return shiftOp(op, l, r)
 	case "=", "<>", "!=", "<", "<=", ">", ">=":
@@ -470,15 +454,7 @@ func makeOp(op string, l, r nodes.Expr) (nodes.Expr, error) {
 		if !ok {
 			return nil, opMissing(op, l, r)
 		}
-		lc, err := coerce(l, t, types.CastImplicit)
-		if err != nil {
-			return nil, err
-		}
-		rc, err := coerce(r, t, types.CastImplicit)
-		if err != nil {
-			return nil, err
-		}
-		return &nodes.OpExpr{Op: op, Left: lc, Right: rc, T: types.BoolT}, nil
+		return coercedOp(op, l, r, t, types.BoolT)
 	case "||":
 		if !(lt.IsString() || lt.ID == types.Unknown || rt.IsString() || rt.ID == types.Unknown) {
 			return nil, opMissing(op, l, r)
@@ -510,6 +486,20 @@ func makeOp(op string, l, r nodes.Expr) (nodes.Expr, error) {
 		return &nodes.OpExpr{Op: op, Left: lc, Right: rc, T: types.BoolT}, nil
 	}
 	return nil, opMissing(op, l, r)
+}
+
+// coercedOp is l op r with both operands coerced implicitly to t, of
+// result type res.
+func coercedOp(op string, l, r nodes.Expr, t, res types.T) (nodes.Expr, error) {
+	lc, err := coerce(l, t, types.CastImplicit)
+	if err != nil {
+		return nil, err
+	}
+	rc, err := coerce(r, t, types.CastImplicit)
+	if err != nil {
+		return nil, err
+	}
+	return &nodes.OpExpr{Op: op, Left: lc, Right: rc, T: res}, nil
 }
 
 // bitwiseNot types ~ (int2not, int4not, int8not).
@@ -545,15 +535,7 @@ func powerOp(l, r nodes.Expr) (nodes.Expr, error) {
 			return nil, opMissing("^", l, r)
 		}
 	}
-	lc, err := coerce(l, t, types.CastImplicit)
-	if err != nil {
-		return nil, err
-	}
-	rc, err := coerce(r, t, types.CastImplicit)
-	if err != nil {
-		return nil, err
-	}
-	return &nodes.OpExpr{Op: "^", Left: lc, Right: rc, T: t}, nil
+	return coercedOp("^", l, r, t, t)
 }
 
 // shiftOp types << and >> on integers (int2shl, int4shl, int8shl and the

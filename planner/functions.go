@@ -110,14 +110,7 @@ func (c *exprCtx) aggregate(agg *funcs.Agg, fc *pg.FuncCall) (nodes.Expr, error)
 	if err != nil {
 		return nil, err
 	}
-	bad := func() error {
-		ts := make([]string, len(args))
-		for i, a := range args {
-			ts[i] = a.Type().String()
-		}
-		return pgerr.New(pgerr.UndefinedFunction, "function %s(%s) does not exist", name, strings.Join(ts, ", ")).
-			WithHint("No function matches the given name and argument types. You might need to add explicit type casts.")
-	}
+	bad := func() error { return funcMissing(name, args) }
 	if call.Star {
 		if name != "count" {
 			return nil, pgerr.New(pgerr.WrongObjectType, "%s(*) must be used to call a parameterless aggregate function", name)
@@ -127,25 +120,9 @@ func (c *exprCtx) aggregate(agg *funcs.Agg, fc *pg.FuncCall) (nodes.Expr, error)
 		if len(args) != agg.NArgs {
 			return nil, bad()
 		}
-		ts := make([]types.T, len(args))
-		for i, a := range args {
-			if a.Type().ID == types.Unknown {
-				if args[i], err = coerce(a, types.TextT, types.CastImplicit); err != nil {
-					return nil, err
-				}
-			}
-			ts[i] = args[i].Type()
+		if call.T, err = resolveAggArgs(agg, args, 0, bad); err != nil {
+			return nil, err
 		}
-		argTypes, result, ok := agg.Resolve(ts)
-		if !ok {
-			return nil, bad()
-		}
-		for i := range args {
-			if args[i], err = coerce(args[i], argTypes[i], types.CastImplicit); err != nil {
-				return nil, err
-			}
-		}
-		call.T = result
 	}
 	call.Args = args
 	for _, o := range fc.AggOrder {
@@ -210,18 +187,7 @@ func (c *exprCtx) orderedSetAggregate(agg *funcs.Agg, fc *pg.FuncCall, call *nod
 		sortBys = append(sortBys, sb)
 	}
 	all := append(slices.Clone(direct), sorted...)
-	ts := make([]types.T, len(all))
-	for i, a := range all {
-		ts[i] = a.Type()
-	}
-	bad := func() error {
-		names := make([]string, len(ts))
-		for i, t := range ts {
-			names[i] = t.String()
-		}
-		return pgerr.New(pgerr.UndefinedFunction, "function %s(%s) does not exist", name, strings.Join(names, ", ")).
-			WithHint("No function matches the given name and argument types. You might need to add explicit type casts.")
-	}
+	bad := func() error { return funcMissing(name, all) }
 	if len(all) != agg.NArgs || (isOrderedSet && fc.AggWithinGroup && len(direct) != nDirect) {
 		return nil, bad()
 	}
@@ -231,26 +197,11 @@ func (c *exprCtx) orderedSetAggregate(agg *funcs.Agg, fc *pg.FuncCall, call *nod
 	if !fc.AggWithinGroup {
 		return nil, pgerr.New(pgerr.WrongObjectType, "WITHIN GROUP is required for ordered-set aggregate %s", name)
 	}
-	for i, a := range all {
-		if a.Type().ID == types.Unknown {
-			// An unknown literal goes as text when it is aggregated; a
-			// direct argument takes the declared type.
-			if i >= nDirect {
-				if all[i], err = coerce(a, types.TextT, types.CastImplicit); err != nil {
-					return nil, err
-				}
-			}
-		}
-		ts[i] = all[i].Type()
-	}
-	argTypes, result, ok := agg.Resolve(ts)
-	if !ok {
-		return nil, bad()
-	}
-	for i := range all {
-		if all[i], err = coerce(all[i], argTypes[i], types.CastImplicit); err != nil {
-			return nil, err
-		}
+	// An unknown literal goes as text when it is aggregated; a direct
+	// argument takes the declared type.
+	result, err := resolveAggArgs(agg, all, nDirect, bad)
+	if err != nil {
+		return nil, err
 	}
 	for i, n := range fc.Args {
 		if HasColumnRef(n) || hasAgg(all[i]) {
@@ -344,6 +295,34 @@ func matchScore(params []types.T, args []nodes.Expr) (int, bool) {
 		}
 	}
 	return score, true
+}
+
+// resolveAggArgs picks agg's overload for args, coercing them to its
+// argument types in place, and returns its result type. Untyped literals
+// from index textFrom on are taken as text first, as PostgreSQL does for
+// aggregated arguments.
+func resolveAggArgs(agg *funcs.Agg, args []nodes.Expr, textFrom int, bad func() error) (types.T, error) {
+	ts := make([]types.T, len(args))
+	for i, a := range args {
+		if i >= textFrom && a.Type().ID == types.Unknown {
+			var err error
+			if args[i], err = coerce(a, types.TextT, types.CastImplicit); err != nil {
+				return types.T{}, err
+			}
+		}
+		ts[i] = args[i].Type()
+	}
+	argTypes, result, ok := agg.Resolve(ts)
+	if !ok {
+		return types.T{}, bad()
+	}
+	for i := range args {
+		var err error
+		if args[i], err = coerce(args[i], argTypes[i], types.CastImplicit); err != nil {
+			return types.T{}, err
+		}
+	}
+	return result, nil
 }
 
 func funcMissing(name string, args []nodes.Expr) error {
