@@ -2,7 +2,7 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
+	"io"
 	"regexp"
 	"slices"
 	"strings"
@@ -331,7 +331,7 @@ func TestWriteParallelTable(t *testing.T) {
 	// collapsed.
 	spaces := regexp.MustCompile(` +`)
 	out := spaces.ReplaceAllString(buf.String(), " ")
-	for _, want := range []string{
+	wantInReport(t, out,
 		"pgfedbench -suite parallel: 1000 rows, 3 timed runs",
 		"max_parallel_workers=8",
 		"ALTER TABLE t SET (parallel_workers = 2)",
@@ -345,25 +345,14 @@ func TestWriteParallelTable(t *testing.T) {
 		"ERRORS\npsort, pgfed, 2 workers:\n SQL: SELECT a, b FROM t ORDER BY a\n answer differs",
 		"-- pgfed, psum, 2 workers: SELECT sum(a) FROM t\n-- Workers Launched: 2\nFinalize Aggregate",
 		"-- NOT AS EXPECTED: serial, no Gather Merge\nSort",
-	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("report lacks %q:\n%s", want, out)
-		}
-	}
+	)
 
 	failed, judged := parallelFailures(rep)
 	if judged != 4+2+2 || len(failed) != 2 {
 		t.Errorf("parallelFailures: %d judged, failed %q; want 8 judged, 2 failed", judged, failed)
 	}
 
-	buf.Reset()
-	if err := writeParallelJSON(&buf, rep); err != nil {
-		t.Fatal(err)
-	}
-	var back map[string]any
-	if err := json.Unmarshal(buf.Bytes(), &back); err != nil {
-		t.Fatalf("JSON: %v", err)
-	}
+	back := reportJSON(t, func(w io.Writer) error { return writeParallelJSON(w, rep) })
 	lines := back["lines"].([]any)
 	first := lines[1].(map[string]any)
 	if first["postgres_over_pgfed"] != 0.8 || first["pass"] != false || first["setting"] != "2 workers" {

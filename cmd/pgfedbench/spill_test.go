@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
 	"os"
@@ -293,7 +292,7 @@ func TestWriteSpillTable(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := regexp.MustCompile(` +`).ReplaceAllString(buf.String(), " ")
-	for _, want := range []string{
+	wantInReport(t, out,
 		"pgfedbench -suite spill: up to 1 timed runs per query (fewer where they would take over 20s)",
 		"1000 rows 5 10 20 10 2 0.0",
 		"sort 4MB 1 10.00 (10.00) 40.00 (40.00) 4.00x +10 +4.0 +5.0 enable_sort = off \n",
@@ -303,19 +302,8 @@ func TestWriteSpillTable(t *testing.T) {
 		"series-sort, PostgreSQL statement_timeout: invalid byte sequence",
 		"FAIL: cancel inlist: pgfed 500 ms 57014 / -, target 57014 within 100ms",
 		"ERRORS\nsort, pgfed, 1000 rows, work_mem 4MB:\n answer",
-	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("report lacks %q:\n%s", want, out)
-		}
-	}
-	buf.Reset()
-	if err := writeSpillJSON(&buf, rep); err != nil {
-		t.Fatal(err)
-	}
-	var back map[string]any
-	if err := json.Unmarshal(buf.Bytes(), &back); err != nil {
-		t.Fatalf("JSON: %v", err)
-	}
+	)
+	back := reportJSON(t, func(w io.Writer) error { return writeSpillJSON(w, rep) })
 	line := back["lines"].([]any)[0].(map[string]any)
 	if line["postgres_over_pgfed"] != 4.0 || line["pgfed_memory"].(map[string]any)["query_peak_kb"] != 10240.0 {
 		t.Errorf("JSON line: %v", line)

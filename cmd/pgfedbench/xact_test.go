@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
 	"math"
@@ -210,7 +209,7 @@ func TestWriteXactTable(t *testing.T) {
 	// Column widths depend on every cell: compare with runs of spaces
 	// collapsed.
 	out := regexp.MustCompile(` +`).ReplaceAllString(buf.String(), " ")
-	for _, want := range []string{
+	wantInReport(t, out,
 		"pgfedbench -suite xact: 3 timed runs",
 		"PostgreSQL's parallel_abort: refused: invalid option \"parallel_abort\"\n",
 		"pgfed batch_size 100 1050 rows: 10 INSERTs of 100 rows, 1 of 50 PASS",
@@ -222,20 +221,9 @@ func TestWriteXactTable(t *testing.T) {
 		"seed transaction: postgres_fdw makes 24 round trips (the issue's count)\n at 1ms, parallel on: pgfed 2 requests, 6.00 pings; PostgreSQL 20.00 pings\n",
 		"all 2 targets met",
 		"ERRORS\nbatch, PostgreSQL, batch_size 1 at 1ms:\n conn closed",
-	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("report lacks %q:\n%s", want, out)
-		}
-	}
+	)
 
-	buf.Reset()
-	if err := writeXactJSON(&buf, rep); err != nil {
-		t.Fatal(err)
-	}
-	var back map[string]any
-	if err := json.Unmarshal(buf.Bytes(), &back); err != nil {
-		t.Fatalf("JSON: %v", err)
-	}
+	back := reportJSON(t, func(w io.Writer) error { return writeXactJSON(w, rep) })
 	line := back["phases"].([]any)[0].(map[string]any)["lines"].([]any)[1].(map[string]any)
 	if line["postgres_over_pgfed"] != 50.0/15 || line["pgfed_round_trips"] != 7.5 || line["pgfed_requests"] != 2.0 {
 		t.Errorf("JSON line: %v", line)
