@@ -26,6 +26,9 @@ func Equal(a, b Expr) bool {
 	case *ColumnRef:
 		y, ok := b.(*ColumnRef)
 		return ok && x.Index == y.Index
+	case *Param:
+		y, ok := b.(*Param)
+		return ok && x.ID == y.ID
 	case *OpExpr:
 		y, ok := b.(*OpExpr)
 		return ok && x.Op == y.Op && Equal(x.Left, y.Left) && Equal(x.Right, y.Right)

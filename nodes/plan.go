@@ -53,6 +53,10 @@ type PlanBase struct {
 	// Out describes the node's output columns (after projection).
 	Out []Field
 
+	// InitPlans run once before the node starts (their Params are
+	// constants for it and everything below it).
+	InitPlans []*InitPlan
+
 	Rows                   float64 // estimated output rows
 	Width                  int     // estimated bytes per output row
 	StartupCost, TotalCost float64
@@ -314,6 +318,10 @@ type ModifyTable struct {
 	Returning []Expr
 	Foreign   []*ForeignWrite
 	WholeRow  bool
+	// MayRepeat: the child may give one target row several times (UPDATE
+	// ... FROM, DELETE ... USING joining it to several rows); only the
+	// first counts, as PostgreSQL changes a row once per statement.
+	MayRepeat bool
 }
 
 // ForeignWriteFor returns the ForeignWrite of leaf t for op, or nil.
@@ -385,9 +393,13 @@ func (m *ModifyTable) NodeType() string {
 	return [...]string{"Insert", "Update", "Delete"}[m.Op]
 }
 
-// Walk calls fn for p and its descendants, depth first, parents first.
+// Walk calls fn for p and its descendants, depth first, parents first;
+// a node's InitPlans come before its children.
 func Walk(p Plan, fn func(Plan)) {
 	fn(p)
+	for _, ip := range p.Base().InitPlans {
+		Walk(ip.Plan, fn)
+	}
 	for _, c := range p.Children() {
 		Walk(c, fn)
 	}
