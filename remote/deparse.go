@@ -62,6 +62,18 @@ func (d *Deparser) Expr(e nodes.Expr) (string, error) {
 	return p.result()
 }
 
+// ExprOver prints e as remote SQL in which column reference i is the SQL
+// text cols[i] (already qualified and quoted, as r1."C 1" in a pushed-down
+// join). It fails if e is not Shippable.
+func ExprOver(e nodes.Expr, cols []string) (string, error) {
+	if err := checkExpr(e); err != nil {
+		return "", err
+	}
+	p := printer{cols: cols, rawCols: true}
+	p.expr(e)
+	return p.result()
+}
+
 // Select is the remote query of a foreign scan.
 type Select struct {
 	Schema, Table string // remote relation (quoted by SQL); Schema "" leaves it unqualified
@@ -281,7 +293,9 @@ func isPlainNumber(s string) bool {
 type printer struct {
 	strings.Builder
 	cols []string
-	err  error
+	// rawCols: cols are SQL already (qualified, quoted), as in a join.
+	rawCols bool
+	err     error
 }
 
 func (p *printer) result() (string, error) {
@@ -303,7 +317,11 @@ func (p *printer) expr(e nodes.Expr) {
 			}
 			return
 		}
-		p.WriteString(QuoteIdent(p.cols[x.Index]))
+		if p.rawCols {
+			p.WriteString(p.cols[x.Index])
+		} else {
+			p.WriteString(QuoteIdent(p.cols[x.Index]))
+		}
 	case *nodes.OpExpr:
 		p.WriteByte('(')
 		if x.Left != nil {

@@ -14,6 +14,9 @@ import (
 // Relation is a remote table: its schema (may be "") and name.
 type Relation struct{ Schema, Table string }
 
+// SQL is the relation's name as remote SQL.
+func (r Relation) SQL() string { return r.sql() }
+
 func (r Relation) sql() string {
 	if r.Schema == "" {
 		return QuoteIdent(r.Table)
