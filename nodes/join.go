@@ -60,7 +60,7 @@ type HashJoin struct {
 }
 
 func (j *HashJoin) Children() []Plan { return []Plan{j.Outer, j.Inner} }
-func (j *HashJoin) NodeType() string  { return joinName("Hash", j.Type) }
+func (j *HashJoin) NodeType() string { return joinName("Hash", j.Type) }
 
 // HashCond is the join's hash clauses as EXPLAIN prints them.
 func (j *HashJoin) HashCond() []string {
@@ -95,7 +95,7 @@ type NestedLoop struct {
 }
 
 func (j *NestedLoop) Children() []Plan { return []Plan{j.Outer, j.Inner} }
-func (j *NestedLoop) NodeType() string  { return joinName("Nested Loop", j.Type) }
+func (j *NestedLoop) NodeType() string { return joinName("Nested Loop", j.Type) }
 
 // Material keeps its child's rows so that its parent can read them again
 // (the inner side of a nested loop): "Materialize" in EXPLAIN.

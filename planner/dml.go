@@ -1,6 +1,8 @@
 package planner
 
 import (
+	"slices"
+
 	pg "github.com/pganalyze/pg_query_go/v6"
 	"github.com/pgfed/pgfed/nodes"
 	"github.com/pgfed/pgfed/pgerr"
@@ -63,7 +65,11 @@ func (pc *planCtx) planInsert(s *pg.InsertStmt) (*Query, error) {
 		}
 		src, srcOut = vs, vs.Out
 	default:
+		// Untyped literals in the select list take the target columns'
+		// types, as PostgreSQL's transformInsertStmt resolves them.
+		pc.keepUnknown = true
 		r, err := pc.planSelect(sel)
+		pc.keepUnknown = false
 		if err != nil {
 			return nil, err
 		}
@@ -106,6 +112,17 @@ func (pc *planCtx) planInsert(s *pg.InsertStmt) (*Query, error) {
 	child := src
 	if proj != nil && !isIdentity(targets, srcOut) {
 		child = proj
+		if np, ok := copyProjecting(src); ok {
+			// Fold the row's projection into the source's own, as
+			// PostgreSQL's planner does: no Subquery Scan in between.
+			if sb := src.Base(); sb.Targets != nil {
+				for i := range targets {
+					targets[i] = substitute(targets[i], sb.Targets)
+				}
+			}
+			np.Base().Targets, np.Base().Out = targets, out
+			child = np
+		}
 	}
 	m := &nodes.ModifyTable{Op: nodes.Insert, Table: t, Child: child}
 	if err := pc.planReturning(m, s.ReturningList); err != nil {
@@ -255,14 +272,14 @@ func (pc *planCtx) planUpdate(s *pg.UpdateStmt) (*Query, error) {
 	if s.WithClause != nil {
 		return nil, pgerr.NotSupported("WITH")
 	}
-	if len(s.FromClause) > 0 {
-		return nil, pgerr.NotSupported("UPDATE ... FROM")
-	}
 	t, alias, err := pc.modifyTarget(s.Relation, "UPDATE of")
 	if err != nil {
 		return nil, err
 	}
-	src := pc.tableSource(t, alias)
+	src, whereClause, err := pc.modifySource(t, alias, s.FromClause, s.WhereClause)
+	if err != nil {
+		return nil, err
+	}
 	m := &nodes.ModifyTable{Op: nodes.Update, Table: t}
 	ec := &exprCtx{p: pc, scope: src.scope, clause: "UPDATE"}
 	var values []nodes.Expr
@@ -298,7 +315,7 @@ func (pc *planCtx) planUpdate(s *pg.UpdateStmt) (*Query, error) {
 		values = append(values, e)
 		out = append(out, nodes.Field{Name: t.Columns[c].Name, T: t.Columns[c].Type})
 	}
-	where, err := pc.modifyWhere(s.WhereClause, src.scope)
+	where, err := pc.modifyWhere(whereClause, src.scope)
 	if err != nil {
 		return nil, err
 	}
@@ -315,16 +332,16 @@ func (pc *planCtx) planDelete(s *pg.DeleteStmt) (*Query, error) {
 	if s.WithClause != nil {
 		return nil, pgerr.NotSupported("WITH")
 	}
-	if len(s.UsingClause) > 0 {
-		return nil, pgerr.NotSupported("DELETE ... USING")
-	}
 	t, alias, err := pc.modifyTarget(s.Relation, "DELETE from")
 	if err != nil {
 		return nil, err
 	}
-	src := pc.tableSource(t, alias)
+	src, whereClause, err := pc.modifySource(t, alias, s.UsingClause, s.WhereClause)
+	if err != nil {
+		return nil, err
+	}
 	m := &nodes.ModifyTable{Op: nodes.Delete, Table: t}
-	where, err := pc.modifyWhere(s.WhereClause, src.scope)
+	where, err := pc.modifyWhere(whereClause, src.scope)
 	if err != nil {
 		return nil, err
 	}
@@ -380,6 +397,12 @@ func (pc *planCtx) modifyWhere(w *pg.Node, sc *scope) (nodes.Expr, error) {
 // for a row that moves to another partition.
 func (pc *planCtx) modifyChild(m *nodes.ModifyTable, src *source, where nodes.Expr, values []nodes.Expr, out []nodes.Field) error {
 	direct := pc.shipsWhole(where, values)
+	target := src
+	if src.target != nil {
+		// Joined to other relations (UPDATE ... FROM, DELETE ... USING):
+		// the rows are changed one by one, once each.
+		target, direct, m.MayRepeat = src.target, false, true
+	}
 	nset := len(values)
 	if m.Table.Kind == storage.KindPartitioned {
 		values = append(values, src.scope.system(storage.TableOIDColumn))
@@ -390,13 +413,13 @@ func (pc *planCtx) modifyChild(m *nodes.ModifyTable, src *source, where nodes.Ex
 	if m.Op == nodes.Update && !direct && hasForeignLeaf(m.Table) {
 		m.WholeRow = true
 		for i, c := range m.Table.Columns {
-			values = append(values, src.scope.column(i))
+			values = append(values, src.scope.targetColumn(i))
 			out = append(out, nodes.Field{Name: c.Name, T: c.Type})
 		}
 	}
 	ret := returningColumns(m)
-	src.numberPartitions = true
-	src.foreignLeaf = func(leaf *storage.Table, alias string, cols []int, filter nodes.Expr, targets []nodes.Expr, fields []nodes.Field) (nodes.Plan, error) {
+	target.numberPartitions = true
+	target.foreignLeaf = func(leaf *storage.Table, alias string, cols []int, filter nodes.Expr, targets []nodes.Expr, fields []nodes.Field) (nodes.Plan, error) {
 		if err := pc.checkUpdatable(leaf, m.Op); err != nil {
 			return nil, err
 		}
@@ -422,17 +445,41 @@ func (pc *planCtx) modifyChild(m *nodes.ModifyTable, src *source, where nodes.Ex
 	if err := pc.planMoves(m); err != nil {
 		return err
 	}
+	isTarget := func(t *storage.Table) bool {
+		return t == m.Table || slices.Contains(m.Table.Leaves(), t)
+	}
 	nodes.Walk(child, func(p nodes.Plan) {
+		var t *storage.Table
 		switch s := p.(type) {
 		case *nodes.SeqScan:
-			m.Leaves = append(m.Leaves, s.Table)
+			t = s.Table
 		case *nodes.ForeignScan:
-			m.Leaves = append(m.Leaves, s.Table)
+			t = s.Table
 		case *nodes.ForeignModify:
-			m.Leaves = append(m.Leaves, s.Table)
+			t = s.Table
+		}
+		if t != nil && isTarget(t) && !slices.Contains(m.Leaves, t) {
+			m.Leaves = append(m.Leaves, t)
 		}
 	})
 	return nil
+}
+
+// modifySource is what UPDATE and DELETE read: the target's scan, or,
+// with FROM / USING items or WHERE sublinks that become joins, the join
+// of the target (relation 0) with them; it returns the WHERE left over.
+func (pc *planCtx) modifySource(t *storage.Table, alias string, from []*pg.Node, where *pg.Node) (*source, *pg.Node, error) {
+	pulled, rest := splitSublinks(where)
+	target := pc.tableSource(t, alias)
+	if len(from) == 0 && len(pulled) == 0 {
+		return target, where, nil
+	}
+	src, err := pc.planJoinWithTarget(target, from, pulled)
+	if err != nil {
+		return nil, nil, err
+	}
+	src.target = target
+	return src, rest, nil
 }
 
 // planMoves plans the writes of an UPDATE of a partitioned table whose

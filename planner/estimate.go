@@ -296,6 +296,23 @@ func estimateShare(p nodes.Plan, div float64) {
 			total = startup + (total-startup)*lim/cb.Rows
 			rows = lim
 		}
+	case *nodes.Hash:
+		cb := n.Child.Base()
+		rows, startup, total = cb.Rows, cb.TotalCost, cb.TotalCost
+	case *nodes.Material:
+		cb := n.Child.Base()
+		rows, startup, total = cb.Rows, cb.StartupCost, cb.TotalCost+2*cpuOperatorCost*cb.Rows
+	case *nodes.WindowAgg:
+		cb := n.Child.Base()
+		rows, startup = cb.Rows, cb.StartupCost
+		total = cb.TotalCost + cb.Rows*cpuOperatorCost*float64(len(n.Funcs)+len(n.PartitionBy)+len(n.OrderBy))
+	case *nodes.HashJoin:
+		rows, startup, total = estimateHashJoin(n)
+	case *nodes.NestedLoop:
+		ob, ib := n.Outer.Base(), n.Inner.Base()
+		rows = joinRows(n.Type, ob.Rows, ib.Rows, selectivity(n.JoinFilter))
+		startup = ob.StartupCost + ib.StartupCost
+		total = ob.TotalCost + ib.TotalCost + ob.Rows*ib.Rows*cpuOperatorCost*math.Max(1, countOps(n.JoinFilter)) + rows*cpuTupleCost
 	case *nodes.ForeignModify:
 		// postgres_fdw's defaults, as for a scan of the rows it changes.
 		rows = 1000
@@ -320,6 +337,12 @@ func estimateShare(p nodes.Plan, div float64) {
 			}
 		}
 	}
+	for _, ip := range b.InitPlans {
+		// An InitPlan runs before the node returns anything.
+		estimate(ip.Plan)
+		startup += ip.Plan.Base().TotalCost
+		total += ip.Plan.Base().TotalCost
+	}
 	b.Rows = math.Max(0, math.Round(rows))
 	if b.Rows < 1 && rows > 0 {
 		b.Rows = 1
@@ -328,21 +351,112 @@ func estimateShare(p nodes.Plan, div float64) {
 	b.Width = width(b.Out)
 }
 
+// estimateHashJoin estimates a hash join: eqjoinsel's selectivity for
+// each key pair whose columns have statistics (DEFAULT_EQ_SEL otherwise).
+func estimateHashJoin(n *nodes.HashJoin) (rows, startup, total float64) {
+	ob, ib := n.Outer.Base(), n.Inner.Child.Base()
+	sel := selectivity(n.JoinFilter)
+	for i := range n.OuterKeys {
+		sel *= keySelectivity(n.Outer, n.OuterKeys[i], n.Inner.Child, n.InnerKeys[i])
+	}
+	rows = joinRows(n.Type, ob.Rows, ib.Rows, sel)
+	keys := float64(len(n.OuterKeys))
+	startup = ib.TotalCost + ib.Rows*(cpuOperatorCost*keys+cpuTupleCost)
+	total = startup + ob.TotalCost + ob.Rows*cpuOperatorCost*keys + rows*cpuTupleCost
+	return rows, startup, total
+}
+
+// keySelectivity is eqjoinsel without MCV lists: the share of pairs whose
+// keys are equal.
+func keySelectivity(op nodes.Plan, ok nodes.Expr, ip nodes.Plan, ik nodes.Expr) float64 {
+	nd := func(p nodes.Plan, k nodes.Expr) (float64, float64) {
+		if c, isCol := k.(*nodes.ColumnRef); isCol {
+			if st := columnStats(p, c.Index); st != nil {
+				return st.NDistinct, st.NullFrac
+			}
+		}
+		return math.Min(200, math.Max(p.Base().Rows, 1)), 0
+	}
+	nd1, nf1 := nd(op, ok)
+	nd2, nf2 := nd(ip, ik)
+	return (1 - nf1) * (1 - nf2) / math.Max(math.Max(nd1, nd2), 1)
+}
+
+// joinRows is calc_joinrel_size_estimate: an outer join returns at least
+// its preserved rows.
+func joinRows(t nodes.JoinType, outer, inner, sel float64) float64 {
+	rows := outer * inner * sel
+	switch t {
+	case nodes.JoinLeft:
+		rows = math.Max(rows, outer)
+	case nodes.JoinRight:
+		rows = math.Max(rows, inner)
+	case nodes.JoinFull:
+		rows = math.Max(math.Max(rows, outer), inner)
+	case nodes.JoinSemi:
+		rows = outer * math.Min(1, sel*inner)
+	case nodes.JoinAnti:
+		rows = outer * (1 - math.Min(1, sel*inner))
+	}
+	return rows
+}
+
+// columnStats follows output column idx of p down to the table column it
+// reads, and returns that column's statistics (nil when it is computed or
+// unknown).
+func columnStats(p nodes.Plan, idx int) *storage.ColumnStats {
+	for {
+		b := p.Base()
+		if b.Targets != nil {
+			if idx >= len(b.Targets) {
+				return nil
+			}
+			c, ok := b.Targets[idx].(*nodes.ColumnRef)
+			if !ok {
+				return nil
+			}
+			idx = c.Index
+		}
+		switch n := p.(type) {
+		case *nodes.SeqScan:
+			return scanStats(n)(idx)
+		case *nodes.HashJoin:
+			p, idx = joinSide(n.Type, n.Outer, n.Inner.Child, idx)
+		case *nodes.NestedLoop:
+			p, idx = joinSide(n.Type, n.Outer, n.Inner, idx)
+		case *nodes.Hash, *nodes.Material, *nodes.SubqueryScan, *nodes.Sort, *nodes.Limit, *nodes.Gather, *nodes.GatherMerge, *nodes.WindowAgg:
+			p = n.Children()[0]
+		default:
+			return nil
+		}
+		if p == nil {
+			return nil
+		}
+	}
+}
+
+// joinSide maps a join's own column idx to its input and position there.
+func joinSide(t nodes.JoinType, outer, inner nodes.Plan, idx int) (nodes.Plan, int) {
+	n := len(outer.Base().Out)
+	if idx < n {
+		return outer, idx
+	}
+	if t.OwnRowsAreOuter() {
+		return nil, 0
+	}
+	return inner, idx - n
+}
+
 // groupEstimate estimates the groups of a hashed Agg: the product of the
 // keys' distinct counts when they are columns of a scanned table, else
 // PostgreSQL's default of 200 (capped by the input rows).
 func groupEstimate(n *nodes.Agg, inRows float64) float64 {
 	groups := 1.0
-	scan, ok := n.Child.(*nodes.SeqScan)
-	var cs colStats
-	if ok {
-		cs = scanStats(scan)
-	}
 	for _, k := range n.GroupKeys {
 		c, isCol := k.(*nodes.ColumnRef)
 		var st *storage.ColumnStats
-		if isCol && cs != nil {
-			st = cs(c.Index)
+		if isCol {
+			st = columnStats(n.Child, c.Index)
 		}
 		if st == nil {
 			groups *= 200

@@ -41,6 +41,10 @@ type exprCtx struct {
 	aggs   *[]*nodes.AggCall
 	clause string
 	inAgg  bool
+	// windows collects window function calls; nil where they are not
+	// allowed (window.go).
+	windows  *[]*windowCall
+	inWindow bool
 }
 
 func errAt(err error, loc int32) error {
@@ -127,7 +131,8 @@ func (c *exprCtx) transform(n *pg.Node) (nodes.Expr, error) {
 		}
 		return nil, errAt(pgerr.NotSupported("this SQL value function"), x.SqlvalueFunction.Location)
 	case *pg.Node_SubLink:
-		return nil, errAt(pgerr.NotSupported("subquery in an expression"), x.SubLink.Location)
+		e, err := c.sublinkExpr(x.SubLink)
+		return e, errAt(err, x.SubLink.Location)
 	case *pg.Node_ParamRef:
 		return nil, errAt(pgerr.NotSupported("parameter $n"), x.ParamRef.Location)
 	case *pg.Node_AArrayExpr:
@@ -193,6 +198,9 @@ func (c *exprCtx) columnRef(cr *pg.ColumnRef) (nodes.Expr, error) {
 		}
 	}
 	if c.scope == nil {
+		if c.p.namesOuterQuery(parts, pgerr.New(pgerr.UndefinedColumn, "")) {
+			return nil, errAt(errCorrelated, cr.Location)
+		}
 		if len(parts) > 1 {
 			return nil, errAt(pgerr.New(pgerr.UndefinedTable, "missing FROM-clause entry for table %q", parts[len(parts)-2]), cr.Location)
 		}
@@ -200,6 +208,9 @@ func (c *exprCtx) columnRef(cr *pg.ColumnRef) (nodes.Expr, error) {
 	}
 	e, err := c.scope.resolve(parts)
 	if err != nil {
+		if c.p.namesOuterQuery(parts, err) {
+			err = pgerr.NotSupported("a subquery in an expression naming the outer query's columns")
+		}
 		return nil, errAt(err, cr.Location)
 	}
 	return e, nil

@@ -300,7 +300,7 @@ func (pc *planCtx) pushSortLimit(p nodes.Plan) nodes.Plan {
 		srt, p = s, s.Child
 	}
 	fs, ok := p.(*nodes.ForeignScan)
-	if !ok || fs.Filter != nil || fs.Grouped || fs.Limit != nil || (srt == nil && lim == nil) {
+	if !ok || fs.Filter != nil || fs.Grouped || fs.Limit != nil || fs.Relations != "" || (srt == nil && lim == nil) {
 		return nil
 	}
 	c := *fs
@@ -361,7 +361,7 @@ func sortableRemotely(t types.T) bool { return !t.IsString() }
 // ordering inside min/max or aggregate ORDER BY depends on collation).
 func (pc *planCtx) pushAgg(agg *nodes.Agg) nodes.Plan {
 	fs, ok := agg.Child.(*nodes.ForeignScan)
-	if !ok || !pc.pushdown() || fs.Filter != nil || fs.Targets != nil || fs.Grouped || fs.Limit != nil {
+	if !ok || !pc.pushdown() || fs.Filter != nil || fs.Targets != nil || fs.Grouped || fs.Limit != nil || fs.Relations != "" {
 		return nil
 	}
 	for _, k := range agg.GroupKeys {

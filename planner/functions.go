@@ -19,7 +19,7 @@ import (
 func (c *exprCtx) funcCall(fc *pg.FuncCall) (nodes.Expr, error) {
 	name := strings.ToLower(opName(fc.Funcname))
 	if fc.Over != nil {
-		return nil, pgerr.NotSupported("window function " + name)
+		return c.windowFunc(fc, name)
 	}
 	if agg := funcs.Aggregate(name); agg != nil {
 		return c.aggregate(agg, fc)

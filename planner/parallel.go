@@ -11,7 +11,9 @@ package planner
 //
 // A partial scan is a Parallel Seq Scan of a local table, or a Parallel
 // Append of Parallel Seq Scans (the partitions of a partitioned table)
-// and of foreign scans, each of which one participant runs whole. An
+// and of foreign scans, each of which one participant runs whole, or an
+// inner, left, semi or anti join whose outer side is a partial scan
+// (each participant then reads the inner side whole: partialJoin). An
 // Append with async foreign children stays an async Append.
 // Aggregates that cannot be split (DISTINCT, ORDER BY, WITHIN GROUP,
 // string_agg, the variance family) keep the Agg above the Gather.
@@ -126,7 +128,7 @@ func (pc *planCtx) parallelNode(p nodes.Plan, pp parallelParams) nodes.Plan {
 			SetupCost: pp.setupCost, TupleCost: pp.tupleCost}
 		g.Out = partial.Out
 		return cheaper(p, split.finalize(g))
-	case *nodes.SeqScan, *nodes.Append:
+	case *nodes.SeqScan, *nodes.Append, *nodes.HashJoin, *nodes.NestedLoop:
 		scan, workers := partialScan(p, pp)
 		if scan == nil {
 			return p
@@ -186,6 +188,10 @@ func cheaper(serial, alt nodes.Plan) nodes.Plan {
 // when p is not such a scan or too small.
 func partialScan(p nodes.Plan, pp parallelParams) (nodes.Plan, int) {
 	switch n := p.(type) {
+	case *nodes.HashJoin:
+		return partialJoin(p, n.Outer, n.Inner, n.Type, pp)
+	case *nodes.NestedLoop:
+		return partialJoin(p, n.Outer, n.Inner, n.Type, pp)
 	case *nodes.SeqScan:
 		w := scanWorkers(float64(n.Table.Rows()), pp)
 		if w == 0 {
@@ -231,6 +237,32 @@ func partialScan(p nodes.Plan, pp parallelParams) (nodes.Plan, int) {
 		cp := *n
 		cp.Kids, cp.Parallel = kids, true
 		return &cp, w
+	}
+	return nil, 0
+}
+
+// partialJoin is the partial form of a join whose outer side has one:
+// each participant joins its share of the outer rows with the whole inner
+// side, which it reads (and hashes) itself, as PostgreSQL's
+// parallel-oblivious joins do. Joins that return unmatched inner rows
+// (right, full) cannot be split so: each participant would return them.
+func partialJoin(p nodes.Plan, outer, inner nodes.Plan, typ nodes.JoinType, pp parallelParams) (nodes.Plan, int) {
+	if typ == nodes.JoinRight || typ == nodes.JoinFull || !parallelSafe(inner) || hasGather(inner) {
+		return nil, 0
+	}
+	scan, workers := partialScan(outer, pp)
+	if scan == nil {
+		return nil, 0
+	}
+	switch n := p.(type) {
+	case *nodes.HashJoin:
+		c := *n
+		c.Outer = scan
+		return &c, workers
+	case *nodes.NestedLoop:
+		c := *n
+		c.Outer = scan
+		return &c, workers
 	}
 	return nil, 0
 }

@@ -49,6 +49,19 @@ type planCtx struct {
 	// keepUnknown leaves untyped literals in a select list unresolved, for
 	// UNION branches whose column types the union decides.
 	keepUnknown bool
+	// ctes are the WITH clauses in scope, outermost first (cte.go).
+	ctes []*cteFrame
+	// windowClause is the WINDOW clause of the query level being planned,
+	// and windows its window calls (for ORDER BY's transformations).
+	windowClause []*pg.Node
+	windows      *[]*windowCall
+	// initPlans are the InitPlans of the query level being planned;
+	// params counts the statement's Params and InitPlans (initplan.go).
+	// outer are the scopes of the queries enclosing a subquery in an
+	// expression, to tell a correlated one from a misspelt name.
+	initPlans []*nodes.InitPlan
+	params    int
+	outer     []*scope
 }
 
 func fmtInt(i int) string { return strconv.Itoa(i) }
@@ -84,6 +97,12 @@ func (p *Planner) Plan(stmt *pg.Node) (*Query, error) {
 		q = r
 	default:
 		return nil, pgerr.Internal("planner: not a query")
+	}
+	if len(pc.initPlans) > 0 {
+		// A statement's own InitPlans (INSERT's VALUES, UPDATE's SET and
+		// WHERE) run before its top node.
+		q.Plan.Base().InitPlans = append(q.Plan.Base().InitPlans, pc.initPlans...)
+		pc.initPlans = nil
 	}
 	pc.markAsync(q.Plan)
 	estimate(q.Plan)
@@ -172,6 +191,22 @@ func figureColnameStrength(n *pg.Node) (string, int) {
 	case *pg.Node_AExpr:
 		if x.AExpr.Kind == pg.A_Expr_Kind_AEXPR_NULLIF {
 			return "nullif", 2
+		}
+	case *pg.Node_SubLink:
+		switch x.SubLink.SubLinkType {
+		case pg.SubLinkType_EXISTS_SUBLINK:
+			return "exists", 2
+		case pg.SubLinkType_ARRAY_SUBLINK:
+			return "array", 2
+		case pg.SubLinkType_EXPR_SUBLINK:
+			// The subquery's own column name, as FigureColnameInternal.
+			if sub := x.SubLink.Subselect.GetSelectStmt(); sub != nil && len(sub.TargetList) == 1 {
+				rt := sub.TargetList[0].GetResTarget()
+				if rt.Name != "" {
+					return rt.Name, 2
+				}
+				return figureColnameStrength(rt.Val)
+			}
 		}
 	case *pg.Node_SqlvalueFunction:
 		switch x.SqlvalueFunction.Op {

@@ -19,6 +19,16 @@ type scope struct {
 	used  []int
 	lazy  bool
 	table *storage.Table
+	// join, when set, resolves names over several FROM items instead
+	// (join_scope.go): those of items.
+	join  *joinScope
+	items []*nsItem
+	// parent is the scope of the query a pulled-up sublink sits in, whose
+	// columns the sublink's own query may name (same joinScope).
+	parent *scope
+	// joinRoot is the join tree a decorrelated subquery of this scope's
+	// WHERE joins (decorrelate.go); nil where none may.
+	joinRoot **jtNode
 }
 
 func newTableScope(t *storage.Table, alias string) *scope {
@@ -57,6 +67,9 @@ func (s *scope) ref(i int) int {
 // (storage.CtidColumn, TableOIDColumn), which SQL cannot name: UPDATE and
 // DELETE read them to find the rows they change.
 func (s *scope) system(c int) *nodes.ColumnRef {
+	if s.join != nil {
+		return s.join.ref(0, c) // the target of an UPDATE or DELETE
+	}
 	name, t := storage.SystemColumn(c)
 	return &nodes.ColumnRef{Index: s.ref(c), Name: name, T: t}
 }
@@ -69,6 +82,17 @@ func (s *scope) column(i int) *nodes.ColumnRef {
 // resolve finds a column by name, optionally qualified by the FROM
 // item's alias (or schema.table).
 func (s *scope) resolve(parts []string) (nodes.Expr, error) {
+	if s.join != nil {
+		e, err := s.join.resolve(s.items, parts)
+		if c := pgerr.Code(err); s.parent != nil && (c == pgerr.UndefinedColumn || c == pgerr.UndefinedTable) {
+			pe, perr := s.parent.resolve(parts)
+			if perr == nil || c == pgerr.UndefinedTable && pgerr.Code(perr) == pgerr.UndefinedColumn {
+				// Found, or its qualifier names an outer relation.
+				return pe, perr
+			}
+		}
+		return e, err
+	}
 	name := parts[len(parts)-1]
 	if len(parts) > 1 {
 		q := parts[len(parts)-2]
@@ -103,3 +127,27 @@ func (s *scope) resolve(parts []string) (nodes.Expr, error) {
 
 // readColumns returns the table columns read, in input order.
 func (s *scope) readColumns() []int { return append([]int(nil), s.used...) }
+
+// star expands * (qual nil) or qual.* into targets.
+func (s *scope) star(qual []string) ([]target, error) {
+	if s.join != nil {
+		return s.join.star(s.items, qual)
+	}
+	if qual != nil && (qual[len(qual)-1] != s.alias || len(qual) > 1 && (s.table == nil || qual[0] != s.table.Schema)) {
+		return nil, pgerr.New(pgerr.UndefinedTable, "missing FROM-clause entry for table %q", qual[len(qual)-1])
+	}
+	out := make([]target, len(s.names))
+	for i := range s.names {
+		out[i] = target{expr: s.column(i), name: s.names[i]}
+	}
+	return out, nil
+}
+
+// targetColumn is column i of the table an UPDATE or DELETE changes:
+// relation 0 of a join scope.
+func (s *scope) targetColumn(i int) *nodes.ColumnRef {
+	if s.join != nil {
+		return s.join.ref(0, i)
+	}
+	return s.column(i)
+}

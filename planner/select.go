@@ -33,11 +33,34 @@ type source struct {
 	// foreign scan (UPDATE and DELETE: a scan for update, or a shipped
 	// modification); cols are the table columns the rows read.
 	foreignLeaf func(leaf *storage.Table, alias string, cols []int, filter nodes.Expr, targets []nodes.Expr, out []nodes.Field) (nodes.Plan, error)
+	// target, for the join an UPDATE or DELETE reads, is the source of
+	// the table it changes (relation 0 of the join).
+	target *source
 }
 
+// planSelect plans one query level; the InitPlans of its expressions
+// run before its top node.
 func (pc *planCtx) planSelect(s *pg.SelectStmt) (*relPlan, error) {
-	if s.WithClause != nil {
-		return nil, pgerr.NotSupported("WITH")
+	saved := pc.initPlans
+	pc.initPlans = nil
+	r, err := pc.planSelectLevel(s)
+	inits := pc.initPlans
+	pc.initPlans = saved
+	if err != nil {
+		return nil, err
+	}
+	if len(inits) > 0 {
+		b := r.plan.Base()
+		b.InitPlans = append(b.InitPlans, inits...)
+	}
+	return r, nil
+}
+
+func (pc *planCtx) planSelectLevel(s *pg.SelectStmt) (*relPlan, error) {
+	if w := s.WithClause; w != nil {
+		s.WithClause = nil
+		defer func() { s.WithClause = w }()
+		return pc.withCTEs(w, func() (*relPlan, error) { return pc.planSelect(s) })
 	}
 	if len(s.LockingClause) > 0 {
 		return nil, pgerr.NotSupported("FOR UPDATE/SHARE")
@@ -45,19 +68,8 @@ func (pc *planCtx) planSelect(s *pg.SelectStmt) (*relPlan, error) {
 	if s.IntoClause != nil {
 		return nil, pgerr.NotSupported("SELECT INTO")
 	}
-	if len(s.WindowClause) > 0 {
-		return nil, pgerr.NotSupported("WINDOW")
-	}
-	switch s.Op {
-	case pg.SetOperation_SETOP_UNION:
-		if !s.All {
-			return nil, pgerr.NotSupported("UNION without ALL")
-		}
-		return pc.planUnionAll(s)
-	case pg.SetOperation_SETOP_INTERSECT:
-		return nil, pgerr.NotSupported("INTERSECT")
-	case pg.SetOperation_SETOP_EXCEPT:
-		return nil, pgerr.NotSupported("EXCEPT")
+	if s.Op != pg.SetOperation_SETOP_NONE {
+		return pc.planSetOp(s)
 	}
 	if len(s.ValuesLists) > 0 {
 		vs, err := pc.planValues(s.ValuesLists, "*VALUES*")
@@ -65,6 +77,17 @@ func (pc *planCtx) planSelect(s *pg.SelectStmt) (*relPlan, error) {
 			return nil, err
 		}
 		return pc.planSortLimit(&relPlan{plan: vs, visible: len(vs.Out)}, s, nil, nil)
+	}
+	if pulled, rest := splitSublinks(s.WhereClause); (len(pulled) > 0 || hasScalarSublink(rest)) && len(s.FromClause) > 0 {
+		src, err := pc.planJoinFrom(s.FromClause, pulled...)
+		if err != nil {
+			return nil, err
+		}
+		// The pulled conjuncts are the joins now; the body sees the rest.
+		where := s.WhereClause
+		s.WhereClause = rest
+		defer func() { s.WhereClause = where }()
+		return pc.planQueryBody(s, src)
 	}
 	src, err := pc.planFrom(s.FromClause)
 	if err != nil {
@@ -90,10 +113,13 @@ func (pc *planCtx) planFrom(from []*pg.Node) (*source, error) {
 		}, nil
 	}
 	if len(from) > 1 {
-		return nil, pgerr.NotSupported("joins (several FROM items)")
+		return pc.planJoinFrom(from)
 	}
 	switch x := from[0].Node.(type) {
 	case *pg.Node_RangeVar:
+		if cte, frame := pc.lookupCTE(x.RangeVar); cte != nil {
+			return pc.cteSource(cte, frame, x.RangeVar)
+		}
 		t, err := pc.resolveTable(x.RangeVar)
 		if err != nil {
 			return nil, err
@@ -110,48 +136,146 @@ func (pc *planCtx) planFrom(from []*pg.Node) (*source, error) {
 		if x.RangeSubselect.Lateral {
 			return nil, pgerr.NotSupported("LATERAL")
 		}
-		sub, err := pc.planSelect(x.RangeSubselect.Subquery.GetSelectStmt())
-		if err != nil {
-			return nil, err
-		}
 		if x.RangeSubselect.Alias == nil {
 			return nil, pgerr.New(pgerr.SyntaxError, "subquery in FROM must have an alias").
 				WithHint("For example, FROM (SELECT ...) [AS] foo.")
 		}
-		alias := x.RangeSubselect.Alias.Aliasname
-		child := stripJunk(sub)
-		fields, err := renameFields(child.Base().Out, x.RangeSubselect.Alias)
+		sub, err := pc.planSelect(x.RangeSubselect.Subquery.GetSelectStmt())
 		if err != nil {
 			return nil, err
 		}
-		return &source{
-			scope:  newFieldScope(alias, fields),
-			fields: func() []nodes.Field { return fields },
-			finish: func(filter nodes.Expr, targets []nodes.Expr, out []nodes.Field) (nodes.Plan, error) {
-				if targets != nil && isIdentity(targets, fields) {
-					targets = nil
-				}
-				if filter == nil && targets == nil {
-					if out != nil {
-						// Same columns, new names: relabel the child's output.
-						child = relabelOut(child, out)
-					}
-					return child, nil
-				}
-				ss := &nodes.SubqueryScan{Child: child, Alias: alias}
-				ss.Filter, ss.Targets, ss.Out = filter, targets, out
-				if targets == nil {
-					ss.Out = child.Base().Out
-				}
-				return ss, nil
-			},
-		}, nil
+		return subquerySource(stripJunk(sub), x.RangeSubselect.Alias.Aliasname, x.RangeSubselect.Alias, true)
 	case *pg.Node_RangeFunction:
 		return pc.functionSource(x.RangeFunction)
 	case *pg.Node_JoinExpr:
-		return nil, pgerr.NotSupported("JOIN")
+		return pc.planJoinFrom(from)
 	}
 	return nil, pgerr.NotSupported("this FROM item")
+}
+
+// subquerySource is a planned subquery in FROM, called alias, its
+// columns renamed by the alias's column list. Its scope is lazy, like a
+// table's: the subquery outputs only the columns the query names, so an
+// unused output column is never computed (as PostgreSQL removes unused
+// subquery outputs), unless lazy is false.
+func subquerySource(child nodes.Plan, alias string, colAlias *pg.Alias, lazy bool) (*source, error) {
+	fields, err := renameFields(child.Base().Out, colAlias)
+	if err != nil {
+		return nil, err
+	}
+	sc := newFieldScope(alias, fields)
+	sc.lazy = true
+	if !lazy {
+		// Every column is computed (a MATERIALIZED CTE): register them all.
+		for i := range fields {
+			sc.ref(i)
+		}
+	}
+	usedFields := func() []nodes.Field {
+		cols := sc.readColumns()
+		fs := make([]nodes.Field, len(cols))
+		for i, c := range cols {
+			fs[i] = fields[c]
+		}
+		return fs
+	}
+	return &source{
+		scope:  sc,
+		fields: usedFields,
+		finish: func(filter nodes.Expr, targets []nodes.Expr, out []nodes.Field) (nodes.Plan, error) {
+			used := sc.readColumns()
+			if out == nil {
+				out = usedFields()
+			}
+			inner, narrowed := narrow(child, used)
+			if !narrowed {
+				// Read the child's columns through a projection.
+				in := make([]nodes.Expr, len(used))
+				for i, c := range used {
+					in[i] = &nodes.ColumnRef{Index: c, Name: fields[c].Name, T: fields[c].T}
+				}
+				ss := &nodes.SubqueryScan{Child: child, Alias: alias}
+				ss.Targets, ss.Out = in, usedFields()
+				inner = ss
+			}
+			if targets != nil && isIdentity(targets, inner.Base().Out) {
+				targets = nil
+			}
+			if filter == nil && targets == nil {
+				return relabelOut(inner, out), nil
+			}
+			ss := &nodes.SubqueryScan{Child: inner, Alias: alias}
+			ss.Filter, ss.Targets, ss.Out = filter, targets, out
+			return ss, nil
+		},
+	}, nil
+}
+
+// copyProjecting returns a shallow copy of p when p is a node whose
+// projection (Targets) may be replaced; false for the others (Sort,
+// Limit, Append ... whose rows are their input's).
+func copyProjecting(p nodes.Plan) (nodes.Plan, bool) {
+	switch n := p.(type) {
+	case *nodes.SeqScan:
+		c := *n
+		return &c, true
+	case *nodes.SubqueryScan:
+		c := *n
+		return &c, true
+	case *nodes.Result:
+		c := *n
+		return &c, true
+	case *nodes.FunctionScan:
+		c := *n
+		return &c, true
+	case *nodes.ValuesScan:
+		c := *n
+		return &c, true
+	case *nodes.Agg:
+		c := *n
+		return &c, true
+	case *nodes.HashJoin:
+		c := *n
+		return &c, true
+	case *nodes.NestedLoop:
+		c := *n
+		return &c, true
+	case *nodes.ForeignScan:
+		c := *n
+		return &c, true
+	}
+	return p, false
+}
+
+// narrow returns p computing only its output columns cols, in that
+// order, when p's own projection can be cut down (false: it cannot).
+func narrow(p nodes.Plan, cols []int) (nodes.Plan, bool) {
+	b := p.Base()
+	if len(cols) == len(b.Out) {
+		same := true
+		for i, c := range cols {
+			same = same && c == i
+		}
+		if same {
+			return p, true
+		}
+	}
+	targets := make([]nodes.Expr, len(cols))
+	out := make([]nodes.Field, len(cols))
+	for i, c := range cols {
+		if b.Targets != nil {
+			targets[i] = b.Targets[c]
+		} else {
+			targets[i] = &nodes.ColumnRef{Index: c, Name: b.Out[c].Name, T: b.Out[c].T}
+		}
+		out[i] = b.Out[c]
+	}
+	cp, ok := copyProjecting(p)
+	if !ok {
+		return p, false
+	}
+	cp.Base().Targets, cp.Base().Out = targets, out
+	return cp, true
 }
 
 // relabelOut gives p's output columns new names (a shallow copy of the
@@ -175,6 +299,15 @@ func relabelOut(p nodes.Plan, out []nodes.Field) nodes.Plan {
 	ss := &nodes.SubqueryScan{Child: p}
 	ss.Out = out
 	return ss
+}
+
+// renamed is p's output with the first columns named names.
+func renamed(p nodes.Plan, names []*pg.Node) []nodes.Field {
+	out := append([]nodes.Field(nil), p.Base().Out...)
+	for i, n := range names {
+		out[i].Name = n.GetString_().Sval
+	}
+	return out
 }
 
 func renameFields(fields []nodes.Field, alias *pg.Alias) ([]nodes.Field, error) {
@@ -445,6 +578,10 @@ type target struct {
 
 func (pc *planCtx) planQueryBody(s *pg.SelectStmt, src *source) (*relPlan, error) {
 	var aggs []*nodes.AggCall
+	var windows []*windowCall
+	savedClause, savedWindows := pc.windowClause, pc.windows
+	pc.windowClause, pc.windows = s.WindowClause, &windows
+	defer func() { pc.windowClause, pc.windows = savedClause, savedWindows }()
 	var where nodes.Expr
 	if s.WhereClause != nil {
 		ec := &exprCtx{p: pc, scope: src.scope, clause: "WHERE"}
@@ -458,7 +595,7 @@ func (pc *planCtx) planQueryBody(s *pg.SelectStmt, src *source) (*relPlan, error
 	}
 	keepUnknown := pc.keepUnknown
 	pc.keepUnknown = false
-	tec := &exprCtx{p: pc, scope: src.scope, aggs: &aggs}
+	tec := &exprCtx{p: pc, scope: src.scope, aggs: &aggs, windows: &windows}
 	var targets []target
 	for _, n := range s.TargetList {
 		rt := n.GetResTarget()
@@ -467,12 +604,15 @@ func (pc *planCtx) planQueryBody(s *pg.SelectStmt, src *source) (*relPlan, error
 				if src.scope == nil {
 					return nil, errAt(pgerr.New(pgerr.SyntaxError, "SELECT * with no tables specified is not valid"), cr.Location)
 				}
-				if len(cr.Fields) > 1 && cr.Fields[0].GetString_().Sval != src.scope.alias {
-					return nil, errAt(pgerr.New(pgerr.UndefinedTable, "missing FROM-clause entry for table %q", cr.Fields[0].GetString_().Sval), cr.Location)
+				var qual []string
+				for _, f := range cr.Fields[:len(cr.Fields)-1] {
+					qual = append(qual, f.GetString_().Sval)
 				}
-				for i := range src.scope.names {
-					targets = append(targets, target{expr: src.scope.column(i), name: src.scope.names[i]})
+				ts, err := src.scope.star(qual)
+				if err != nil {
+					return nil, errAt(err, cr.Location)
 				}
+				targets = append(targets, ts...)
 				continue
 			}
 		}
@@ -544,7 +684,15 @@ func (pc *planCtx) planQueryBody(s *pg.SelectStmt, src *source) (*relPlan, error
 		out[i] = nodes.Field{Name: t.name, T: t.expr.Type()}
 		exprs[i] = t.expr
 	}
-	if !grouped {
+	if !grouped && len(windows) > 0 {
+		input, err := src.finish(where, nil, nil)
+		if err != nil {
+			return nil, err
+		}
+		if plan, err = windowPlan(input, windows, exprs, out); err != nil {
+			return nil, err
+		}
+	} else if !grouped {
 		if plan, err = src.finish(where, exprs, out); err != nil {
 			return nil, err
 		}
@@ -582,7 +730,17 @@ func (pc *planCtx) planQueryBody(s *pg.SelectStmt, src *source) (*relPlan, error
 		}
 		agg.Filter, agg.Targets, agg.Out = having, exprs, out
 		plan = agg
-		if pushed := pc.pushAgg(agg); pushed != nil {
+		if len(windows) > 0 {
+			// Windows read the groups: the Agg's own rows, then the
+			// select list over the windows' results.
+			if err := liftWindows(l, windows); err != nil {
+				return nil, err
+			}
+			agg.Targets, agg.Out = nil, aggRowFields(keys, aggs)
+			if plan, err = windowPlan(agg, windows, exprs, out); err != nil {
+				return nil, err
+			}
+		} else if pushed := pc.pushAgg(agg); pushed != nil {
 			plan = pushed
 		} else if split := pc.partitionwiseAgg(agg); split != nil {
 			plan = split
@@ -676,7 +834,7 @@ func (pc *planCtx) sortTargets(items []*pg.Node, targets *[]target, sc *scope, a
 			}
 		}
 		if idx < 0 {
-			ec := &exprCtx{p: pc, scope: sc, aggs: aggs, clause: "ORDER BY"}
+			ec := &exprCtx{p: pc, scope: sc, aggs: aggs, clause: "ORDER BY", windows: pc.windows}
 			e, err := ec.transform(sb.Node)
 			if err != nil {
 				return nil, err
