@@ -1,6 +1,7 @@
 package planner
 
-// Correlated scalar subqueries in WHERE, decorrelated into a join with a
+// Correlated scalar subqueries in WHERE and the select list, decorrelated
+// into a join with a
 // grouped subquery (DuckDB's and most engines' rewrite of
 // `x < (SELECT 0.2 * avg(y) FROM t WHERE t.k = outer.k)`; PostgreSQL runs
 // such a subquery per row as a SubPlan):
@@ -24,13 +25,14 @@ import (
 	"github.com/pgfed/pgfed/types"
 )
 
-// decorrelate plans a correlated scalar subquery of c's WHERE as a join
+// decorrelate plans a correlated scalar subquery of c's WHERE or select
+// list as a join
 // and returns the expression that reads its value.
 func (c *exprCtx) decorrelate(sl *pg.SubLink) (nodes.Expr, error) {
 	refuse := pgerr.NotSupported("this correlated subquery (it needs a SubPlan)")
 	sub := sl.Subselect.GetSelectStmt()
 	sc := c.scope
-	if sc == nil || sc.join == nil || sc.joinRoot == nil || c.clause != "WHERE" || sub == nil ||
+	if sc == nil || sc.join == nil || sc.joinRoot == nil || c.clause != "WHERE" && c.clause != "" || c.inAgg || sub == nil ||
 		len(sub.FromClause) == 0 || len(sub.ValuesLists) > 0 || sub.Op != pg.SetOperation_SETOP_NONE ||
 		len(sub.GroupClause) > 0 || sub.HavingClause != nil || sub.LimitCount != nil || sub.LimitOffset != nil ||
 		len(sub.DistinctClause) > 0 || sub.WithClause != nil || len(sub.WindowClause) > 0 || len(sub.TargetList) != 1 {

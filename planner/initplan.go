@@ -112,3 +112,13 @@ func hasScalarSublink(n *pg.Node) bool {
 	walk(n)
 	return found
 }
+
+// targetsHaveScalarSublink is hasScalarSublink for a select list.
+func targetsHaveScalarSublink(list []*pg.Node) bool {
+	for _, n := range list {
+		if rt := n.GetResTarget(); rt != nil && hasScalarSublink(rt.Val) {
+			return true
+		}
+	}
+	return false
+}

@@ -78,7 +78,7 @@ func (pc *planCtx) planSelectLevel(s *pg.SelectStmt) (*relPlan, error) {
 		}
 		return pc.planSortLimit(&relPlan{plan: vs, visible: len(vs.Out)}, s, nil, nil)
 	}
-	if pulled, rest := splitSublinks(s.WhereClause); (len(pulled) > 0 || hasScalarSublink(rest)) && len(s.FromClause) > 0 {
+	if pulled, rest := splitSublinks(s.WhereClause); (len(pulled) > 0 || hasScalarSublink(rest) || targetsHaveScalarSublink(s.TargetList)) && len(s.FromClause) > 0 {
 		src, err := pc.planJoinFrom(s.FromClause, pulled...)
 		if err != nil {
 			return nil, err
