@@ -533,50 +533,108 @@ func (s *floatSumState) result(ngroups int) (arrow.Array, error) {
 	return arrayOfDatums(s.out, out), nil
 }
 
-// numericSumState is sum and avg over numeric.
+// numericSumState is sum and avg over numeric. Values of at most 18
+// digits (most stored numerics: prices, quantities) are added as scaled
+// int64s, a group's scale being the largest of its values' (the display
+// scale PostgreSQL's sum gives); what does not fit, and a group's fixed
+// sum once it would overflow, goes to the decimal sum. The result adds
+// the two.
 type numericSumState struct {
 	avg    bool
 	sums   []*apd.Decimal
+	fixed  []int64
+	scales []int32
 	counts []int64
 }
 
 func (s *numericSumState) update(groups []int32, nrows, ngroups int, args []arrow.Array) error {
 	s.sums, s.counts = grow(s.sums, ngroups), grow(s.counts, ngroups)
+	s.fixed, s.scales = grow(s.fixed, ngroups), grow(s.scales, ngroups)
+	strs, isStr := args[0].(*array.String)
 	for i := 0; i < nrows; i++ {
-		d := types.DatumAt(args[0], types.NumericT, i)
-		if d == nil {
+		if args[0].IsNull(i) {
 			continue
 		}
 		g := groupOf(groups, i)
-		if s.sums[g] == nil {
-			s.sums[g] = d.(*apd.Decimal)
-		} else {
-			sum, err := types.NumericAdd(s.sums[g], d.(*apd.Decimal))
-			if err != nil {
-				return err
-			}
-			s.sums[g] = sum
-		}
 		s.counts[g]++
+		if isStr {
+			if v, scale, ok := types.ParseScaledNumeric(strs.Value(i)); ok && s.addFixed(g, v, scale) {
+				continue
+			}
+		}
+		if err := s.addDecimal(g, types.DatumAt(args[0], types.NumericT, i).(*apd.Decimal)); err != nil {
+			return err
+		}
 	}
 	return nil
 }
 
+// addFixed adds v at scale to group g's int64 sum, rescaling it to the
+// larger scale; false when that would overflow.
+func (s *numericSumState) addFixed(g int32, v int64, scale int32) bool {
+	sum, have := s.fixed[g], s.scales[g]
+	for ; have < scale; have++ {
+		if sum > math.MaxInt64/10 || sum < math.MinInt64/10 {
+			return false
+		}
+		sum *= 10
+	}
+	for ; scale < have; scale++ {
+		if v > math.MaxInt64/10 || v < math.MinInt64/10 {
+			return false
+		}
+		v *= 10
+	}
+	total := sum + v
+	if (v > 0 && total < sum) || (v < 0 && total > sum) {
+		return false
+	}
+	s.fixed[g], s.scales[g] = total, have
+	return true
+}
+
+func (s *numericSumState) addDecimal(g int32, d *apd.Decimal) error {
+	if s.sums[g] == nil {
+		s.sums[g] = d
+		return nil
+	}
+	sum, err := types.NumericAdd(s.sums[g], d)
+	s.sums[g] = sum
+	return err
+}
+
+// total is group g's sum.
+func (s *numericSumState) total(g int) (*apd.Decimal, error) {
+	fixed, err := types.NumericFromScaled(s.fixed[g], s.scales[g])
+	if err != nil || s.sums[g] == nil {
+		return fixed, err
+	}
+	if s.fixed[g] == 0 && s.scales[g] == 0 {
+		return s.sums[g], nil
+	}
+	return types.NumericAdd(s.sums[g], fixed)
+}
+
 func (s *numericSumState) result(ngroups int) (arrow.Array, error) {
 	s.sums, s.counts = grow(s.sums, ngroups), grow(s.counts, ngroups)
+	s.fixed, s.scales = grow(s.fixed, ngroups), grow(s.scales, ngroups)
 	out := make([]any, ngroups)
 	for g := 0; g < ngroups; g++ {
 		if s.counts[g] == 0 {
 			continue
 		}
+		sum, err := s.total(g)
+		if err != nil {
+			return nil, err
+		}
 		if s.avg {
-			avg, err := types.NumericAvg(s.sums[g], s.counts[g])
+			avg, err := types.NumericAvg(sum, s.counts[g])
 			if err != nil {
 				return nil, err
 			}
 			out[g] = avg
 		} else {
-			out[g] = s.sums[g]
+			out[g] = sum
 		}
 	}
 	return arrayOfDatums(types.NumericT, out), nil
@@ -669,7 +727,11 @@ func (s *minMaxState) update(groups []int32, nrows, ngroups int, args []arrow.Ar
 			continue
 		}
 		c := types.Compare(s.t, d, s.best[g])
-		if (s.max && c > 0) || (!s.max && c < 0) {
+		// On a tie the later value wins, as numeric_larger,
+		// interval_larger and float8_larger return their second argument
+		// unless the first is strictly greater (1.0 and 1.00 give 1.00);
+		// bpchar_larger keeps the first.
+		if (s.max && c > 0) || (!s.max && c < 0) || (c == 0 && s.t.ID != types.Bpchar) {
 			s.best[g] = d
 		}
 	}

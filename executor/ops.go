@@ -60,6 +60,8 @@ func compileOp(x *nodes.OpExpr, ec *ExecContext) (evaluator, error) {
 			kernel = floatArith[float64](x.Op, lt)
 		case lt.ID == types.Float4:
 			kernel = floatArith[float32](x.Op, lt)
+		case lt.ID == types.Numeric && (x.Op == "+" || x.Op == "-" || x.Op == "*"):
+			return compileNumericArith(x, ec)
 		case lt.ID == types.Numeric:
 			return compileRowwise([]nodes.Expr{x.Left, x.Right}, x.T, true, ec, numericOp(x.Op))
 		default:
@@ -548,6 +550,16 @@ func compareKernel(op string, t types.T) func(l, r arrow.Array) (arrow.Array, er
 		return func(l, r arrow.Array) (arrow.Array, error) {
 			ls, rs := l.(*array.String), r.(*array.String)
 			return compareLoop(l, r, func(i int) int { return strings.Compare(ls.Value(i), rs.Value(i)) }, want), nil
+		}
+	case types.Numeric:
+		return func(l, r arrow.Array) (arrow.Array, error) {
+			ls, rs := l.(*array.String), r.(*array.String)
+			return compareLoop(l, r, func(i int) int {
+				if c, ok := compareScaled(ls.Value(i), rs.Value(i)); ok {
+					return c
+				}
+				return types.Compare(t, types.DatumAt(l, t, i), types.DatumAt(r, t, i))
+			}, want), nil
 		}
 	}
 	return func(l, r arrow.Array) (arrow.Array, error) {

@@ -983,3 +983,46 @@ func floatToNumeric(v float64, bitSize int) *apd.Decimal {
 	}
 	return d
 }
+
+// ParseScaledNumeric reads numeric text (as pgfed stores it: [-]digits[.
+// digits]) of at most 18 digits as an integer at its display scale, for
+// kernels that add such values in int64 (sum and avg of numeric); false
+// for anything else (NaN, infinities, longer values), which they treat
+// with the decimal arithmetic.
+func ParseScaledNumeric(s string) (v int64, scale int32, ok bool) {
+	i, neg := 0, false
+	if i < len(s) && s[i] == '-' {
+		neg, i = true, 1
+	}
+	digits, dot := 0, -1
+	for ; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= '0' && c <= '9':
+			digits++
+			if digits > 18 {
+				return 0, 0, false
+			}
+			v = v*10 + int64(c-'0')
+		case c == '.' && dot < 0:
+			dot = i
+		default:
+			return 0, 0, false
+		}
+	}
+	if digits == 0 {
+		return 0, 0, false
+	}
+	if dot >= 0 {
+		scale = int32(len(s) - dot - 1)
+	}
+	if neg {
+		v = -v
+	}
+	return v, scale, true
+}
+
+// NumericFromScaled is the numeric v / 10^scale, with display scale scale.
+func NumericFromScaled(v int64, scale int32) (*apd.Decimal, error) {
+	return makeNumeric(apd.NewBigInt(v), scale)
+}

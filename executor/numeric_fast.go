@@ -1,0 +1,190 @@
+package executor
+
+// Numeric + - * on values of at most 18 digits, in int64 (fixed point),
+// the common case of money and quantities: both operands are read at
+// their display scales, the result has PostgreSQL's display scale (the
+// larger of the two for + and -, their sum for *) and is written as text
+// directly. A row whose operands do not fit, or whose result would
+// overflow, goes through the decimal arithmetic, so results are always
+// those of numeric_add, numeric_sub and numeric_mul.
+
+import (
+	"math"
+	"math/bits"
+	"strconv"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/pgfed/pgfed/nodes"
+	"github.com/pgfed/pgfed/types"
+)
+
+type numericArithEval struct {
+	op          string
+	left, right evaluator
+	slow        func([]any) (any, error)
+}
+
+func compileNumericArith(x *nodes.OpExpr, ec *ExecContext) (evaluator, error) {
+	l, err := compileExpr(x.Left, ec)
+	if err != nil {
+		return nil, err
+	}
+	r, err := compileExpr(x.Right, ec)
+	if err != nil {
+		return nil, err
+	}
+	return &numericArithEval{op: x.Op, left: l, right: r, slow: numericOp(x.Op)}, nil
+}
+
+func (e *numericArithEval) eval(b arrow.RecordBatch) (arrow.Array, error) {
+	la, err := e.left.eval(b)
+	if err != nil {
+		return nil, err
+	}
+	defer la.Release()
+	ra, err := e.right.eval(b)
+	if err != nil {
+		return nil, err
+	}
+	defer ra.Release()
+	ls, lok := la.(*array.String)
+	rs, rok := ra.(*array.String)
+	n := int(b.NumRows())
+	bld := array.NewStringBuilder(alloc)
+	defer bld.Release()
+	bld.Reserve(n)
+	var buf []byte
+	for i := 0; i < n; i++ {
+		if la.IsNull(i) || ra.IsNull(i) {
+			bld.AppendNull()
+			continue
+		}
+		if lok && rok {
+			if v, scale, ok := e.fast(ls.Value(i), rs.Value(i)); ok {
+				buf = appendScaled(buf[:0], v, scale)
+				bld.BinaryBuilder.Append(buf)
+				continue
+			}
+		}
+		d, err := e.slow([]any{types.DatumAt(la, types.NumericT, i), types.DatumAt(ra, types.NumericT, i)})
+		if err != nil {
+			return nil, err
+		}
+		appendDatum(bld, types.NumericT, d)
+	}
+	return bld.NewArray(), nil
+}
+
+// fast computes l op r in int64 when the operands and the result fit.
+func (e *numericArithEval) fast(l, r string) (int64, int32, bool) {
+	a, as, ok := types.ParseScaledNumeric(l)
+	if !ok {
+		return 0, 0, false
+	}
+	c, cs, ok := types.ParseScaledNumeric(r)
+	if !ok {
+		return 0, 0, false
+	}
+	if e.op == "*" {
+		hi, lo := bits.Mul64(uint64(abs64(a)), uint64(abs64(c)))
+		if hi != 0 || lo > math.MaxInt64 || as+cs > 18 {
+			return 0, 0, false
+		}
+		v := int64(lo)
+		if (a < 0) != (c < 0) {
+			v = -v
+		}
+		return v, as + cs, true
+	}
+	for ; as < cs; as++ {
+		if a > math.MaxInt64/10 || a < math.MinInt64/10 {
+			return 0, 0, false
+		}
+		a *= 10
+	}
+	for ; cs < as; cs++ {
+		if c > math.MaxInt64/10 || c < math.MinInt64/10 {
+			return 0, 0, false
+		}
+		c *= 10
+	}
+	if e.op == "-" {
+		if c == math.MinInt64 {
+			return 0, 0, false
+		}
+		c = -c
+	}
+	v := a + c
+	if (c > 0 && v < a) || (c < 0 && v > a) {
+		return 0, 0, false
+	}
+	return v, as, true
+}
+
+func abs64(v int64) int64 {
+	if v < 0 {
+		return -v // MinInt64 cannot come from 18 digits
+	}
+	return v
+}
+
+// appendScaled writes v / 10^scale as numeric text with scale digits
+// after the point.
+func appendScaled(b []byte, v int64, scale int32) []byte {
+	if v < 0 {
+		b = append(b, '-')
+		v = -v
+	}
+	var tmp [20]byte
+	digits := strconv.AppendInt(tmp[:0], v, 10)
+	if int(scale) >= len(digits) {
+		b = append(b, '0')
+		if scale > 0 {
+			b = append(b, '.')
+			for k := len(digits); k < int(scale); k++ {
+				b = append(b, '0')
+			}
+		}
+		return append(b, digits...)
+	}
+	intLen := len(digits) - int(scale)
+	b = append(b, digits[:intLen]...)
+	if scale > 0 {
+		b = append(b, '.')
+		b = append(b, digits[intLen:]...)
+	}
+	return b
+}
+
+// compareScaled compares two numerics of at most 18 digits as scaled
+// integers; false when either does not fit (then numeric_cmp decides).
+func compareScaled(l, r string) (int, bool) {
+	a, as, ok := types.ParseScaledNumeric(l)
+	if !ok {
+		return 0, false
+	}
+	c, cs, ok := types.ParseScaledNumeric(r)
+	if !ok {
+		return 0, false
+	}
+	for ; as < cs; as++ {
+		if a > math.MaxInt64/10 || a < math.MinInt64/10 {
+			return 0, false
+		}
+		a *= 10
+	}
+	for ; cs < as; cs++ {
+		if c > math.MaxInt64/10 || c < math.MinInt64/10 {
+			return 0, false
+		}
+		c *= 10
+	}
+	switch {
+	case a < c:
+		return -1, true
+	case a > c:
+		return 1, true
+	}
+	return 0, true
+}
