@@ -20,6 +20,12 @@
 // goroutines it started (it waits for them), remote requests in flight
 // (cancelled or drained) and connections it reserved.
 //
+// A node may open a child only when it first needs it: Append its later
+// children, the joins (hash_join.go, nested_loop.go) each side, so that
+// a side a join never reads (the outer side over an empty hash table)
+// shows as never executed, as in PostgreSQL. Close closes every child,
+// opened or not.
+//
 // # Quals and projections
 //
 // A plan node's Filter and Targets are applied inside the node for every

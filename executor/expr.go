@@ -13,6 +13,7 @@ package executor
 // not divide by zero, as in PostgreSQL.
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -67,9 +68,19 @@ func (c *checkedEval) eval(b arrow.RecordBatch) (arrow.Array, error) {
 }
 
 func compileNode(e nodes.Expr, ec *ExecContext) (evaluator, error) {
+	if !ec.noFold && foldable(e) {
+		if ev, ok := compileFolded(e, ec); ok {
+			return ev, nil
+		}
+	}
 	switch x := e.(type) {
 	case *nodes.ColumnRef:
 		return &columnEval{idx: x.Index, want: x.T.ArrowType().ID(), ref: x}, nil
+	case *nodes.Param:
+		if ec.params == nil {
+			ec.params = &paramValues{}
+		}
+		return &paramEval{p: x, values: ec.params}, nil
 	case *nodes.Const:
 		c := &constEval{t: x.T, v: x.Value}
 		ec.consts = append(ec.consts, c)
@@ -79,7 +90,11 @@ func compileNode(e nodes.Expr, ec *ExecContext) (evaluator, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &boolEval{op: x.Op, args: args}, nil
+		reads := make([][]int, len(x.Args))
+		for i, a := range x.Args {
+			reads[i] = columnsRead(a)
+		}
+		return &boolEval{op: x.Op, args: args, reads: reads}, nil
 	case *nodes.NullTest:
 		arg, err := compileExpr(x.Arg, ec)
 		if err != nil {
@@ -160,10 +175,14 @@ func compileExprs(es []nodes.Expr, ec *ExecContext) ([]evaluator, error) {
 
 // EvalConst evaluates an expression without input columns (LIMIT counts,
 // VALUES rows, DEFAULTs) to a datum.
-func EvalConst(e nodes.Expr, ec *ExecContext) (any, error) {
+func EvalConst(e nodes.Expr, ec *ExecContext) (any, error) { return evalConstWith(e, ec) }
+
+// evalConstWith is EvalConst; its own compilation does not fold (it is
+// the folding).
+func evalConstWith(e nodes.Expr, ec *ExecContext) (any, error) {
 	// A private context, so that the constants compiled here are released
 	// here and not kept for the whole statement.
-	sub := &ExecContext{Now: ec.Now, BatchSize: ec.BatchSize}
+	sub := &ExecContext{Now: ec.Now, BatchSize: ec.BatchSize, params: ec.params, noFold: true}
 	defer sub.Release()
 	ev, err := compileExpr(e, sub)
 	if err != nil {
@@ -230,6 +249,43 @@ func (c *constEval) eval(b arrow.RecordBatch) (arrow.Array, error) {
 type boolEval struct {
 	op   nodes.BoolOp
 	args []evaluator
+	// reads are the input columns each argument reads: an argument that
+	// sees only the undecided rows gets those columns of them, not a
+	// copy of the whole batch.
+	reads [][]int
+}
+
+// columnsRead lists the input columns e reads.
+func columnsRead(e nodes.Expr) []int {
+	var cols []int
+	nodes.WalkExpr(e, func(x nodes.Expr) {
+		if c, ok := x.(*nodes.ColumnRef); ok && !slices.Contains(cols, c.Index) {
+			cols = append(cols, c.Index)
+		}
+	})
+	return cols
+}
+
+// takeReadColumns is takeBatch of only the columns cols: the others become
+// null-typed placeholders without buffers.
+func takeReadColumns(b arrow.RecordBatch, rows []int32, cols []int) arrow.RecordBatch {
+	n := len(rows)
+	fields := make([]arrow.Field, b.NumCols())
+	arrs := make([]arrow.Array, b.NumCols())
+	for i := range arrs {
+		if slices.Contains(cols, i) {
+			fields[i] = b.Schema().Field(i)
+			arrs[i] = takeArray(b.Column(i), rows)
+		} else {
+			fields[i] = arrow.Field{Name: b.Schema().Field(i).Name, Type: arrow.Null, Nullable: true}
+			arrs[i] = array.NewNull(n)
+		}
+	}
+	out := array.NewRecordBatch(arrow.NewSchema(fields, nil), arrs, int64(n))
+	for _, a := range arrs {
+		a.Release()
+	}
+	return out
 }
 
 func (e *boolEval) eval(b arrow.RecordBatch) (arrow.Array, error) {
@@ -277,7 +333,7 @@ func (e *boolEval) eval(b arrow.RecordBatch) (arrow.Array, error) {
 	}
 	absorb(acc, nil)
 	acc.Release()
-	for _, arg := range e.args[1:] {
+	for k, arg := range e.args[1:] {
 		var open []int32
 		for i := 0; i < n; i++ {
 			if !decided[i] {
@@ -292,7 +348,7 @@ func (e *boolEval) eval(b arrow.RecordBatch) (arrow.Array, error) {
 			arr, err = arg.eval(b)
 			open = nil
 		} else {
-			sub := takeBatch(b, open)
+			sub := takeReadColumns(b, open, e.reads[k+1])
 			arr, err = arg.eval(sub)
 			sub.Release()
 		}

@@ -86,6 +86,12 @@ func childSlots(op Operator) []*Operator {
 		if o.child != nil {
 			return []*Operator{&o.child}
 		}
+	case *hashJoin:
+		return []*Operator{&o.outer, &o.inner}
+	case *nestedLoop:
+		return []*Operator{&o.outer, &o.inner}
+	case *materialOp:
+		return []*Operator{&o.child}
 	}
 	return nil
 }

@@ -34,6 +34,14 @@ func (in *interrupter) tick() {
 	}
 }
 
+// add counts n units of work at once (for loops that count locally).
+func (in *interrupter) add(n int) {
+	in.left -= n
+	if in.left <= 0 {
+		in.poll()
+	}
+}
+
 // poll looks at the context now.
 func (in *interrupter) poll() {
 	in.left = interruptEvery

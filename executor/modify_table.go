@@ -57,6 +57,9 @@ type modifyTable struct {
 	// targets), ctid, and the whole old row (WholeRow).
 	oidCol, ctidCol, wholeCol int
 	setTypes                  []types.T
+	// changed are the target rows (leaf OID, ctid) changed so far, when
+	// the child may repeat them (MayRepeat).
+	changed map[[2]int64]struct{}
 }
 
 type writerKey struct {
@@ -185,9 +188,16 @@ func (m *modifyTable) run(ctx context.Context) error {
 		case m.plan.Op == nodes.Insert:
 			err = m.inserter.Insert(ctx, m.ec.View.Writes(), b)
 		default:
-			err = m.modify(ctx, b)
+			if m.plan.MayRepeat {
+				b = m.firstTimes(b)
+			}
+			if b != nil {
+				err = m.modify(ctx, b)
+			}
 		}
-		b.Release()
+		if b != nil {
+			b.Release()
+		}
 		if err != nil {
 			return err
 		}
@@ -206,6 +216,38 @@ func (m *modifyTable) run(ctx context.Context) error {
 		m.rewriteLeaves()
 	}
 	return nil
+}
+
+// firstTimes keeps the rows of b whose target row the statement has not
+// changed yet (nil if none); it takes over b.
+func (m *modifyTable) firstTimes(b arrow.RecordBatch) arrow.RecordBatch {
+	ctids := valuesOf[int64](b.Column(m.ctidCol))
+	var oids []int64
+	if m.oidCol >= 0 {
+		oids = valuesOf[int64](b.Column(m.oidCol))
+	}
+	if m.changed == nil {
+		m.changed = map[[2]int64]struct{}{}
+	}
+	keep := make([]int32, 0, len(ctids))
+	for i, c := range ctids {
+		key := [2]int64{m.plan.Table.OID, c}
+		if oids != nil {
+			key[0] = oids[i]
+		}
+		if _, seen := m.changed[key]; !seen {
+			m.changed[key] = struct{}{}
+			keep = append(keep, int32(i))
+		}
+	}
+	if len(keep) == len(ctids) {
+		return b
+	}
+	defer b.Release()
+	if len(keep) == 0 {
+		return nil
+	}
+	return takeBatch(b, keep)
 }
 
 // modify deletes the rows b identifies, and for UPDATE adds their new

@@ -72,6 +72,14 @@ type ExecContext struct {
 	parallel    *parallelShared
 	participant int
 
+	// noFold compiles expressions as written (constant folding's own
+	// evaluation, fold.go).
+	noFold bool
+
+	// params are the values the statement's InitPlans computed
+	// (init_plan.go), shared with its parallel participants.
+	params *paramValues
+
 	// consts are the constant evaluators of the statement, whose cached
 	// arrays Release frees.
 	consts []*constEval
@@ -146,6 +154,9 @@ func Build(p nodes.Plan, ec *ExecContext) (Operator, error) {
 	if ec.BatchSize <= 0 {
 		ec.BatchSize = DefaultBatchSize
 	}
+	if ec.params == nil {
+		ec.params = &paramValues{}
+	}
 	var op Operator
 	var err error
 	switch n := p.(type) {
@@ -179,6 +190,16 @@ func Build(p nodes.Plan, ec *ExecContext) (Operator, error) {
 		op, err = newGather(n, ec)
 	case *nodes.GatherMerge:
 		op, err = newGatherMerge(n, ec)
+	case *nodes.HashJoin:
+		op, err = newHashJoin(n, ec)
+	case *nodes.Hash:
+		return nil, pgerr.Internal("executor: a Hash node runs only as the inner side of its Hash Join")
+	case *nodes.NestedLoop:
+		op, err = newNestedLoop(n, ec)
+	case *nodes.Material:
+		op, err = newMaterial(n, ec)
+	case *nodes.WindowAgg:
+		op, err = newWindowAgg(n, ec)
 	default:
 		return nil, pgerr.Internal("executor: no operator for plan node %T", p)
 	}
@@ -196,6 +217,9 @@ func Build(p nodes.Plan, ec *ExecContext) (Operator, error) {
 	}
 	if ec.Stats != nil {
 		op = &instrumented{Operator: op, stats: ec.Stats.Node(b.ID), timing: ec.Stats.Timing}
+	}
+	if len(b.InitPlans) > 0 {
+		return newInitPlanRunner(op, b.InitPlans, ec)
 	}
 	return op, nil
 }

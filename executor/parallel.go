@@ -267,6 +267,7 @@ func (ec *ExecContext) participantContext(shared *parallelShared, participant in
 		DebugSpill:         ec.DebugSpill,
 		TempDir:            ec.TempDir,
 		Memory:             ec.Memory,
+		params:             ec.params,
 		parallel:           shared,
 		participant:        participant,
 	}

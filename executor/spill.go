@@ -14,6 +14,7 @@ import (
 	"os"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/pgfed/pgfed/pgerr"
 )
@@ -62,6 +63,12 @@ func (s *spillFile) write(b arrow.RecordBatch) error {
 		return nil
 	}
 	s.rows += b.NumRows()
+	if !b.Schema().Equal(s.schema) {
+		// The same columns under other names (the branches of a UNION):
+		// the file has one schema.
+		b = array.NewRecordBatch(s.schema, b.Columns(), b.NumRows())
+		defer b.Release()
+	}
 	if err := s.w.Write(b); err != nil {
 		return tempFileError("write to", err)
 	}

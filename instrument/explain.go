@@ -71,6 +71,9 @@ type explainer struct {
 	// with their relation, as PostgreSQL does when the query's range table
 	// has more than one entry.
 	prefix bool
+	// subplan names the InitPlan node about to be written (JSON's
+	// "Subplan Name").
+	subplan string
 }
 
 // node writes plan p. relationship is PostgreSQL's "Parent Relationship"
@@ -116,6 +119,10 @@ func (e *explainer) node(p nodes.Plan, relationship string, member int) {
 		if relationship != "" {
 			w.textProp("Parent Relationship", relationship)
 		}
+		if e.subplan != "" {
+			w.textProp("Subplan Name", e.subplan)
+			e.subplan = ""
+		}
 		w.boolProp("Parallel Aware", parallelAware(p))
 		fs, isForeign := p.(*nodes.ForeignScan)
 		w.boolProp("Async Capable", isForeign && fs.Async)
@@ -129,6 +136,10 @@ func (e *explainer) node(p nodes.Plan, relationship string, member int) {
 	}
 	if t, ok := e.target(p, member); ok {
 		e.writeTarget(t)
+	}
+	if typ, ok := joinType(p); ok && w.json {
+		// TEXT has the join type in the node's name ("Hash Left Join").
+		w.textProp("Join Type", joinTypeName(typ))
 	}
 	e.estimates(b)
 	e.actuals(ns)
@@ -149,8 +160,29 @@ func (e *explainer) node(p nodes.Plan, relationship string, member int) {
 			w.listProp("Output", strs)
 		}
 	}
+	if _, ok := joinType(p); ok && w.json {
+		// pgfed's planner does not prove inner sides unique; TEXT shows
+		// the property only when it is true (and VERBOSE).
+		w.boolProp("Inner Unique", false)
+	}
 	extrasDone := false
 	switch x := p.(type) {
+	case *nodes.HashJoin:
+		conds := x.HashCond()
+		if len(conds) == 1 {
+			w.textProp("Hash Cond", conds[0])
+		} else {
+			// make_ands_explicit: one AND inside one pair of parentheses.
+			w.textProp("Hash Cond", "("+strings.Join(conds, " AND ")+")")
+		}
+		e.joinFilter(x.JoinFilter, ns)
+		e.filter(b, ns)
+	case *nodes.NestedLoop:
+		e.joinFilter(x.JoinFilter, ns)
+		e.filter(b, ns)
+	case *nodes.Hash:
+		e.filter(b, ns)
+		e.hashInfo(ns)
 	case *nodes.FunctionScan:
 		if e.o.Verbose {
 			w.textProp("Function Call", x.Func+"("+joinExprs(x.Args)+")")
@@ -228,13 +260,18 @@ func (e *explainer) node(p nodes.Plan, relationship string, member int) {
 		w.numProp("Subplans Removed", "0", "")
 	}
 
-	if kids := p.Children(); len(kids) > 0 {
+	if kids := p.Children(); len(kids) > 0 || len(b.InitPlans) > 0 {
 		rel := childRelationship(p)
+		_, isJoin := joinType(p)
 		w.openGroup("Plans", true)
+		e.initPlans(b.InitPlans)
 		for i, k := range kids {
 			pos := 0
 			if isAppend {
 				pos = i + 1
+			}
+			if isJoin && i == 1 {
+				rel = "Inner" // a join's second child is its inner side
 			}
 			e.node(k, rel, pos)
 		}
@@ -244,6 +281,25 @@ func (e *explainer) node(p nodes.Plan, relationship string, member int) {
 		w.closeGroup(false)
 	}
 	w.indent = saveIndent
+}
+
+// initPlans writes a node's InitPlans before its children, as
+// PostgreSQL 15 does: "InitPlan 1 (returns $0)" over each plan.
+func (e *explainer) initPlans(inits []*nodes.InitPlan) {
+	w := &e.w
+	for _, ip := range inits {
+		name := "InitPlan " + strconv.Itoa(ip.Number) + " (returns $" + strconv.Itoa(ip.ID) + ")"
+		if w.json {
+			e.subplan = name
+			e.node(ip.Plan, "InitPlan", 0)
+			continue
+		}
+		w.spaces()
+		w.buf.WriteString(name + "\n")
+		w.indent++
+		e.node(ip.Plan, "InitPlan", 0)
+		w.indent--
+	}
 }
 
 // parallelAware is JSON's "Parallel Aware": the node shares its work
@@ -314,10 +370,74 @@ func (e *explainer) nodeStats(id int) *NodeStats {
 	return &e.stats.Nodes[id]
 }
 
+// joinType returns the join type of a join node.
+func joinType(p nodes.Plan) (nodes.JoinType, bool) {
+	switch x := p.(type) {
+	case *nodes.HashJoin:
+		return x.Type, true
+	case *nodes.NestedLoop:
+		return x.Type, true
+	}
+	return 0, false
+}
+
+// joinTypeName is JSON's "Join Type".
+func joinTypeName(t nodes.JoinType) string {
+	if t == nodes.JoinInner {
+		return "Inner"
+	}
+	return t.String()
+}
+
+// joinFilter writes a join's "Join Filter" and, with ANALYZE, the pairs it
+// removed (PostgreSQL's show_upper_qual and show_instrumentation_count).
+func (e *explainer) joinFilter(f nodes.Expr, ns *NodeStats) {
+	if f == nil {
+		return
+	}
+	e.w.textProp("Join Filter", f.String())
+	var n int64
+	if ns != nil {
+		n = ns.RowsRemovedByJoinFilter
+	}
+	e.count("Rows Removed by Join Filter", n, ns)
+}
+
+// hashInfo writes a Hash node's table under ANALYZE, as show_hash_info:
+// "Buckets: 1024  Batches: 1  Memory Usage: 9kB" in TEXT, with the
+// original counts when they grew; separate properties otherwise.
+func (e *explainer) hashInfo(ns *NodeStats) {
+	if ns == nil || ns.Hash == nil {
+		return
+	}
+	h, w := ns.Hash, &e.w
+	peak := strconv.FormatInt((h.PeakMemory+1023)/1024, 10)
+	itoa := func(n int64) string { return strconv.FormatInt(n, 10) }
+	if w.json {
+		w.numProp("Hash Buckets", itoa(h.Buckets), "")
+		w.numProp("Original Hash Buckets", itoa(h.OriginalBuckets), "")
+		w.numProp("Hash Batches", itoa(h.Batches), "")
+		w.numProp("Original Hash Batches", itoa(h.OriginalBatches), "")
+		w.numProp("Peak Memory Usage", peak, "kB")
+		return
+	}
+	w.spaces()
+	if h.Batches != h.OriginalBatches || h.Buckets != h.OriginalBuckets {
+		w.buf.WriteString("Buckets: " + itoa(h.Buckets) + " (originally " + itoa(h.OriginalBuckets) + ")  Batches: " +
+			itoa(h.Batches) + " (originally " + itoa(h.OriginalBatches) + ")  Memory Usage: " + peak + "kB\n")
+		return
+	}
+	w.buf.WriteString("Buckets: " + itoa(h.Buckets) + "  Batches: " + itoa(h.Batches) + "  Memory Usage: " + peak + "kB\n")
+}
+
 // jsonNodeType is the "Node Type" of non-text formats, where PostgreSQL
 // spells the executor node's name, not the TEXT headline.
 func jsonNodeType(p nodes.Plan) string {
 	switch p.(type) {
+	case *nodes.HashJoin:
+		return "Hash Join" // the join type is a property of its own
+	case *nodes.NestedLoop:
+		return "Nested Loop"
 	case *nodes.Agg:
 		return "Aggregate"
 	case *nodes.ModifyTable:
@@ -413,12 +533,22 @@ func (e *explainer) filter(b *nodes.PlanBase, ns *NodeStats) {
 // removed writes "Rows Removed by Filter" per loop. Like PostgreSQL, TEXT
 // leaves out a zero count, other formats always show it.
 func (e *explainer) removed(ns *NodeStats) {
+	var n int64
+	if ns != nil {
+		n = ns.RowsRemovedByFilter
+	}
+	e.count("Rows Removed by Filter", n, ns)
+}
+
+// count writes a per-loop count of rows as show_instrumentation_count
+// does: under ANALYZE, left out of TEXT when zero.
+func (e *explainer) count(label string, n int64, ns *NodeStats) {
 	if !e.o.Analyze {
 		return
 	}
-	var n, loops int64
+	var loops int64
 	if ns != nil {
-		n, loops = ns.RowsRemovedByFilter, ns.Loops
+		loops = ns.Loops
 	}
 	if n == 0 && !e.w.json {
 		return
@@ -427,7 +557,7 @@ func (e *explainer) removed(ns *NodeStats) {
 	if loops > 0 {
 		v = fixed(float64(n)/float64(loops), 0)
 	}
-	e.w.numProp("Rows Removed by Filter", v, "")
+	e.w.numProp(label, v, "")
 }
 
 // extras writes the node-specific lines the executor recorded ("Sort
@@ -677,9 +807,13 @@ func (it outItem) String() string {
 // output returns p's output columns for "Output:". Nodes print their
 // Targets; without Targets, scans print the columns they read, Sort and
 // Limit the columns of their input, Agg its group keys and aggregates,
-// ModifyTable its RETURNING list.
+// WindowAgg its input's columns and its functions, ModifyTable its
+// RETURNING list.
 func (e *explainer) output(p nodes.Plan) []outItem {
 	b := p.Base()
+	if w, ok := p.(*nodes.WindowAgg); ok {
+		return e.windowOutput(w)
+	}
 	if b.Targets != nil {
 		return exprItems(p, b.Targets)
 	}
@@ -730,7 +864,7 @@ func (e *explainer) output(p nodes.Plan) []outItem {
 		return items
 	case *nodes.ModifyTable:
 		return exprItems(p, x.Returning)
-	case *nodes.Sort, *nodes.Limit, *nodes.Append, *nodes.Gather, *nodes.GatherMerge:
+	case *nodes.Sort, *nodes.Limit, *nodes.Append, *nodes.Gather, *nodes.GatherMerge, *nodes.Hash, *nodes.Material:
 		// Their columns are their input's (an Append's, its first
 		// child's), which PostgreSQL prints as the parent's references.
 		if kids := p.Children(); len(kids) > 0 {
@@ -742,6 +876,32 @@ func (e *explainer) output(p nodes.Plan) []outItem {
 		}
 	}
 	return e.fieldItems("", b.Out)
+}
+
+// windowOutput is a WindowAgg's "Output:": its own rows are its input's
+// columns (a computed one in parentheses, as PostgreSQL prints a
+// reference to it) and then its functions ("rank() OVER (?)"); its
+// Targets print references to those rows as they are.
+func (e *explainer) windowOutput(w *nodes.WindowAgg) []outItem {
+	own := e.output(w.Child)
+	for i := range own {
+		own[i].ref = true
+	}
+	for _, f := range w.Funcs {
+		own = append(own, outItem{text: f.String()})
+	}
+	if w.Targets == nil {
+		return own
+	}
+	items := make([]outItem, len(w.Targets))
+	for i, x := range w.Targets {
+		if c, ok := x.(*nodes.ColumnRef); ok && c.Index >= 0 && c.Index < len(own) {
+			items[i] = own[c.Index]
+			continue
+		}
+		items[i] = outItem{text: x.String()}
+	}
+	return items
 }
 
 // exprItems prints expressions evaluated by node p.

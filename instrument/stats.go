@@ -14,6 +14,9 @@ type NodeStats struct {
 	AsyncRows int64
 	// RowsRemovedByFilter counts rows the node's Filter rejected.
 	RowsRemovedByFilter int64
+	// RowsRemovedByJoinFilter counts the pairs a join's JoinFilter
+	// rejected (PostgreSQL's nfiltered1 of a join).
+	RowsRemovedByJoinFilter int64
 	// Startup is the time until the first batch (or end of data) of the
 	// first loop; Total the time spent in the node over all loops.
 	Startup, Total time.Duration
@@ -24,6 +27,8 @@ type NodeStats struct {
 	Waited   time.Duration
 	// Extra are node-specific lines ("Sort Method: top-N heapsort ...").
 	Extra []string
+	// Hash is a Hash node's table, set once it was built (nil otherwise).
+	Hash *HashInfo
 	// WorkersLaunched is the number of parallel workers a Gather or
 	// Gather Merge started (summed over its loops).
 	WorkersLaunched int64
@@ -31,6 +36,24 @@ type NodeStats struct {
 	// which add up the leader's and every worker's (PostgreSQL's loops =
 	// participants x executions).
 	Workers []WorkerStats
+}
+
+// HashInfo describes a hash join's table, as PostgreSQL's
+// HashInstrumentation: "Buckets: 1024  Batches: 1  Memory Usage: 9kB".
+type HashInfo struct {
+	Buckets, OriginalBuckets int64
+	Batches, OriginalBatches int64
+	PeakMemory               int64 // bytes
+}
+
+// merge keeps the largest of each count, as PostgreSQL's
+// ExecHashAccumInstrumentation does for parallel workers.
+func (h *HashInfo) merge(w *HashInfo) {
+	h.Buckets = max(h.Buckets, w.Buckets)
+	h.OriginalBuckets = max(h.OriginalBuckets, w.OriginalBuckets)
+	h.Batches = max(h.Batches, w.Batches)
+	h.OriginalBatches = max(h.OriginalBatches, w.OriginalBatches)
+	h.PeakMemory = max(h.PeakMemory, w.PeakMemory)
 }
 
 // WorkerStats are one parallel worker's counters of a node.
@@ -53,6 +76,13 @@ func (n *NodeStats) MergeWorker(number int, w *NodeStats) {
 	n.Batches += w.Batches
 	n.AsyncRows += w.AsyncRows
 	n.RowsRemovedByFilter += w.RowsRemovedByFilter
+	n.RowsRemovedByJoinFilter += w.RowsRemovedByJoinFilter
+	if w.Hash != nil {
+		if n.Hash == nil {
+			n.Hash = &HashInfo{}
+		}
+		n.Hash.merge(w.Hash)
+	}
 	n.Total += w.Total
 	n.Requests += w.Requests
 	n.Waited += w.Waited

@@ -77,9 +77,12 @@ type FrameBound struct {
 	Kind BoundKind
 	// Offset is a constant expression (no column references): a
 	// non-negative bigint for ROWS and GROUPS; for RANGE, of the ORDER BY
-	// column's type, or interval for dates and timestamps. An offset that
-	// is NULL or negative is an error at run time (22013, 22023 as
-	// PostgreSQL's).
+	// column's type, or interval for dates and timestamps. It is
+	// evaluated once, when the node first runs: NULL is 22004 ("frame
+	// starting offset must not be null"), a negative ROWS or GROUPS
+	// offset 22013 ("... must not be negative"), and a negative (or NaN)
+	// RANGE offset 22013 "invalid preceding or following size in window
+	// function" when in_range first compares two rows, as PostgreSQL's.
 	Offset Expr
 }
 
