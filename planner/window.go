@@ -85,6 +85,9 @@ func (c *exprCtx) windowFunc(fc *pg.FuncCall, name string) (nodes.Expr, error) {
 	if c.inWindow {
 		return nil, errAt(pgerr.New(pgerr.WindowingError, "window function calls cannot be nested"), fc.Location)
 	}
+	if c.inAgg {
+		return nil, errAt(pgerr.New(pgerr.GroupingError, "aggregate function calls cannot contain window function calls"), fc.Location)
+	}
 	inner := *c
 	inner.inWindow = true
 	spec, err := inner.windowDef(fc.Over)
@@ -353,12 +356,32 @@ func (c *exprCtx) frameOffset(n *pg.Node, mode nodes.FrameMode, order []nodes.So
 	return coerce(e, want, types.CastImplicit)
 }
 
-// namedWindow finds a WINDOW clause entry of the query being planned.
+// namedWindow finds a WINDOW clause entry of the query being planned,
+// with what it copies from the window it names (WINDOW w2 AS (w1 ORDER
+// BY x): w1's PARTITION BY).
 func (pc *planCtx) namedWindow(name string) *pg.WindowDef {
-	for _, n := range pc.windowClause {
-		if w := n.GetWindowDef(); w != nil && w.Name == name {
+	for i, n := range pc.windowClause {
+		w := n.GetWindowDef()
+		if w == nil || w.Name != name {
+			continue
+		}
+		if w.Refname == "" {
 			return w
 		}
+		// Only earlier entries can be named, which also ends the chain.
+		saved := pc.windowClause
+		pc.windowClause = saved[:i]
+		base := pc.namedWindow(w.Refname)
+		pc.windowClause = saved
+		if base == nil {
+			return w
+		}
+		merged := &pg.WindowDef{Name: w.Name, PartitionClause: base.PartitionClause, OrderClause: base.OrderClause,
+			FrameOptions: w.FrameOptions, StartOffset: w.StartOffset, EndOffset: w.EndOffset, Location: w.Location}
+		if len(w.OrderClause) > 0 {
+			merged.OrderClause = w.OrderClause
+		}
+		return merged
 	}
 	return nil
 }
