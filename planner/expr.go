@@ -45,6 +45,9 @@ type exprCtx struct {
 	// allowed (window.go).
 	windows  *[]*windowCall
 	inWindow bool
+	// queryAggs, while a window aggregate is transformed, collects the
+	// aggregates in its arguments, which are the query's (window.go).
+	queryAggs *[]*nodes.AggCall
 }
 
 func errAt(err error, loc int32) error {

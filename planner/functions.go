@@ -21,6 +21,9 @@ func (c *exprCtx) funcCall(fc *pg.FuncCall) (nodes.Expr, error) {
 	if fc.Over != nil {
 		return c.windowFunc(fc, name)
 	}
+	if _, isWindow := windowFuncTypes[name]; isWindow && funcs.Lookup(name) == nil {
+		return nil, errAt(pgerr.New(pgerr.WrongObjectType, "window function %s requires an OVER clause", name), fc.Location)
+	}
 	if agg := funcs.Aggregate(name); agg != nil {
 		return c.aggregate(agg, fc)
 	}
@@ -95,6 +98,12 @@ func (c *exprCtx) aggregate(agg *funcs.Agg, fc *pg.FuncCall) (nodes.Expr, error)
 	}
 	inner := *c
 	inner.inAgg = true
+	if c.queryAggs != nil {
+		// A window aggregate's arguments may hold the query's own
+		// aggregates (sum(count(*)) OVER ()), computed by the grouping
+		// below the window.
+		inner.inAgg, inner.aggs, inner.queryAggs = false, c.queryAggs, nil
+	}
 	call := &nodes.AggCall{Name: name, Star: fc.AggStar, Distinct: fc.AggDistinct}
 	if fc.AggFilter != nil {
 		f, err := c.filter(fc.AggFilter)

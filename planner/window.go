@@ -110,7 +110,7 @@ func (c *exprCtx) windowFuncCall(fc *pg.FuncCall, name string) (*nodes.WindowFun
 		}
 		local := []*nodes.AggCall{}
 		ac := *c
-		ac.aggs = &local
+		ac.aggs, ac.queryAggs = &local, c.aggs
 		if _, err := ac.aggregate(agg, fc); err != nil {
 			return nil, err
 		}
@@ -344,6 +344,10 @@ func (c *exprCtx) frameOffset(n *pg.Node, mode nodes.FrameMode, order []nodes.So
 		switch {
 		case kt.ID == types.Date || kt.ID == types.Timestamp || kt.ID == types.TimestampTZ:
 			want = types.IntervalT
+		case kt.IsInteger():
+			want = types.Int8T // in_range for int2/int4/int8 takes any integer offset
+		case kt.ID == types.Float4 || kt.ID == types.Float8:
+			want = types.Float8T
 		case numericRank(kt) > 0 || kt.ID == types.IntervalType:
 			want = kt.Base()
 		default:
