@@ -42,25 +42,9 @@ func (c *exprCtx) decorrelate(sl *pg.SubLink) (nodes.Expr, error) {
 	js := ja.js
 	outerRels := (*sc.joinRoot).rels
 	// The subquery's FROM, analysed into the same range table.
-	var tree *jtNode
-	var items []*nsItem
-	saved := ja.outer
-	ja.outer = sc
-	defer func() { ja.outer = saved }()
-	for _, n := range sub.FromClause {
-		t, its, err := ja.fromItem(n)
-		if err != nil {
-			return nil, err
-		}
-		if err := checkNameConflicts(items, its); err != nil {
-			return nil, err
-		}
-		items = append(items, its...)
-		if tree == nil {
-			tree = t
-		} else {
-			tree = &jtNode{rel: -1, typ: nodes.JoinInner, left: tree, right: t, rels: tree.rels | t.rels}
-		}
+	tree, items, err := ja.subqueryFrom(sub.FromClause, sc)
+	if err != nil {
+		return nil, err
 	}
 	if lifted, err := liftOuterRefs(ja, tree); err != nil || len(lifted) > 0 {
 		return nil, refuse

@@ -155,14 +155,7 @@ func (c *exprCtx) aggregate(agg *funcs.Agg, fc *pg.FuncCall) (nodes.Expr, error)
 			}
 			e = args[i]
 		}
-		desc := sb.SortbyDir == pg.SortByDir_SORTBY_DESC
-		nullsFirst := desc
-		switch sb.SortbyNulls {
-		case pg.SortByNulls_SORTBY_NULLS_FIRST:
-			nullsFirst = true
-		case pg.SortByNulls_SORTBY_NULLS_LAST:
-			nullsFirst = false
-		}
+		desc, nullsFirst := sortDirection(sb)
 		call.OrderBy = append(call.OrderBy, nodes.SortKey{Expr: e, Desc: desc, NullsFirst: nullsFirst})
 	}
 	*c.aggs = append(*c.aggs, call)
@@ -223,14 +216,7 @@ func (c *exprCtx) orderedSetAggregate(agg *funcs.Agg, fc *pg.FuncCall, call *nod
 	call.WithinGroup = true
 	call.Args = all[:nDirect]
 	for i, sb := range sortBys {
-		desc := sb.SortbyDir == pg.SortByDir_SORTBY_DESC
-		nullsFirst := desc
-		switch sb.SortbyNulls {
-		case pg.SortByNulls_SORTBY_NULLS_FIRST:
-			nullsFirst = true
-		case pg.SortByNulls_SORTBY_NULLS_LAST:
-			nullsFirst = false
-		}
+		desc, nullsFirst := sortDirection(sb)
 		call.OrderBy = append(call.OrderBy, nodes.SortKey{Expr: all[nDirect+i], Desc: desc, NullsFirst: nullsFirst})
 	}
 	*c.aggs = append(*c.aggs, call)

@@ -857,14 +857,7 @@ func (pc *planCtx) sortTargets(items []*pg.Node, targets *[]target, sc *scope, a
 			}
 		}
 		t := (*targets)[idx]
-		desc := sb.SortbyDir == pg.SortByDir_SORTBY_DESC
-		nullsFirst := desc
-		switch sb.SortbyNulls {
-		case pg.SortByNulls_SORTBY_NULLS_FIRST:
-			nullsFirst = true
-		case pg.SortByNulls_SORTBY_NULLS_LAST:
-			nullsFirst = false
-		}
+		desc, nullsFirst := sortDirection(sb)
 		keys = append(keys, nodes.SortKey{Expr: &nodes.ColumnRef{Index: idx, Name: displayName(t), T: t.expr.Type(), Raw: true}, Desc: desc, NullsFirst: nullsFirst})
 	}
 	return keys, nil
@@ -1084,4 +1077,18 @@ func (l *lifter) lift(e nodes.Expr) (nodes.Expr, error) {
 
 func itoa(i int) string {
 	return strings.TrimSpace(strings.Repeat(" ", 0) + fmtInt(i))
+}
+
+// sortDirection is an ORDER BY item's direction and NULLS placement
+// (NULLS FIRST is the default for DESC, as in PostgreSQL).
+func sortDirection(sb *pg.SortBy) (desc, nullsFirst bool) {
+	desc = sb.SortbyDir == pg.SortByDir_SORTBY_DESC
+	nullsFirst = desc
+	switch sb.SortbyNulls {
+	case pg.SortByNulls_SORTBY_NULLS_FIRST:
+		nullsFirst = true
+	case pg.SortByNulls_SORTBY_NULLS_LAST:
+		nullsFirst = false
+	}
+	return desc, nullsFirst
 }

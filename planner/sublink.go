@@ -134,23 +134,9 @@ func (ja *joinAnalysis) sublinkJoin(sl pulledSublink, root *jtNode, outerScope *
 	notIn := isIn && sl.anti
 	if simpleSubquery(sub) && !notIn {
 		var items []*nsItem
-		saved := ja.outer
-		ja.outer = outerScope
-		defer func() { ja.outer = saved }()
-		for _, n := range sub.FromClause {
-			t, its, err := ja.fromItem(n)
-			if err != nil {
-				return nil, err
-			}
-			if err := checkNameConflicts(items, its); err != nil {
-				return nil, err
-			}
-			items = append(items, its...)
-			if right == nil {
-				right = t
-			} else {
-				right = &jtNode{rel: -1, typ: nodes.JoinInner, left: right, right: t, rels: right.rels | t.rels}
-			}
+		var err error
+		if right, items, err = ja.subqueryFrom(sub.FromClause, outerScope); err != nil {
+			return nil, err
 		}
 		lifted, err := liftOuterRefs(ja, right)
 		if err != nil {
@@ -292,4 +278,30 @@ func liftOuterRefs(ja *joinAnalysis, n *jtNode) ([]nodes.Expr, error) {
 		lifted = append(lifted, more...)
 	}
 	return lifted, nil
+}
+
+// subqueryFrom analyses a subquery's FROM items into the query's range
+// table, as inner joins; their ON conditions may name outer's columns.
+func (ja *joinAnalysis) subqueryFrom(from []*pg.Node, outer *scope) (*jtNode, []*nsItem, error) {
+	saved := ja.outer
+	ja.outer = outer
+	defer func() { ja.outer = saved }()
+	var tree *jtNode
+	var items []*nsItem
+	for _, n := range from {
+		t, its, err := ja.fromItem(n)
+		if err != nil {
+			return nil, nil, err
+		}
+		if err := checkNameConflicts(items, its); err != nil {
+			return nil, nil, err
+		}
+		items = append(items, its...)
+		if tree == nil {
+			tree = t
+		} else {
+			tree = &jtNode{rel: -1, typ: nodes.JoinInner, left: tree, right: t, rels: tree.rels | t.rels}
+		}
+	}
+	return tree, items, nil
 }

@@ -234,14 +234,7 @@ func (c *exprCtx) windowDef(w *pg.WindowDef) (*windowSpec, error) {
 		if e.Type().ID == types.Unknown {
 			e, _ = coerce(e, types.TextT, types.CastImplicit)
 		}
-		desc := sb.SortbyDir == pg.SortByDir_SORTBY_DESC
-		nullsFirst := desc
-		switch sb.SortbyNulls {
-		case pg.SortByNulls_SORTBY_NULLS_FIRST:
-			nullsFirst = true
-		case pg.SortByNulls_SORTBY_NULLS_LAST:
-			nullsFirst = false
-		}
+		desc, nullsFirst := sortDirection(sb)
 		spec.order = append(spec.order, nodes.SortKey{Expr: e, Desc: desc, NullsFirst: nullsFirst})
 	}
 	frame, err := c.windowFrame(base, spec.order)
