@@ -24,7 +24,12 @@ func closedByServer(conn net.Conn) bool {
 	}
 	closed := false
 	var buf [1]byte
-	_ = raw.Read(func(fd uintptr) bool {
+	// Control, not Read: Read takes the descriptor's read lock, which
+	// pgx's background reader may hold, blocked in a read of its own,
+	// on an idle connection (it starts one around every write and stops
+	// it only when a byte arrives): the probe then waited forever. A
+	// non-blocking peek needs no lock.
+	_ = raw.Control(func(fd uintptr) {
 		n, _, err := syscall.Recvfrom(int(fd), buf[:], syscall.MSG_PEEK|syscall.MSG_DONTWAIT)
 		switch {
 		case err == nil:
@@ -34,7 +39,6 @@ func closedByServer(conn net.Conn) bool {
 		default:
 			closed = true // ECONNRESET and the like
 		}
-		return true // never wait for readiness
 	})
 	return closed
 }
