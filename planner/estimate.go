@@ -8,6 +8,7 @@ package planner
 
 import (
 	"math"
+	"sort"
 
 	"github.com/pgfed/pgfed/nodes"
 	"github.com/pgfed/pgfed/storage"
@@ -355,15 +356,33 @@ func estimateShare(p nodes.Plan, div float64) {
 // each key pair whose columns have statistics (DEFAULT_EQ_SEL otherwise).
 func estimateHashJoin(n *nodes.HashJoin) (rows, startup, total float64) {
 	ob, ib := n.Outer.Base(), n.Inner.Child.Base()
-	sel := selectivity(n.JoinFilter)
+	keySels := make([]float64, len(n.OuterKeys))
 	for i := range n.OuterKeys {
-		sel *= keySelectivity(n.Outer, n.OuterKeys[i], n.Inner.Child, n.InnerKeys[i])
+		keySels[i] = keySelectivity(n.Outer, n.OuterKeys[i], n.Inner.Child, n.InnerKeys[i])
 	}
+	sel := selectivity(n.JoinFilter) * combinedSelectivity(keySels)
 	rows = joinRows(n.Type, ob.Rows, ib.Rows, sel)
 	keys := float64(len(n.OuterKeys))
 	startup = ib.TotalCost + ib.Rows*(cpuOperatorCost*keys+cpuTupleCost)
 	total = startup + ob.TotalCost + ob.Rows*cpuOperatorCost*keys + rows*cpuTupleCost
 	return rows, startup, total
+}
+
+// combinedSelectivity is the selectivity of several equalities between
+// the same inputs: the most selective counts whole, each next one half as
+// much in the exponent (exponential backoff), because such keys are
+// rarely independent (TPC-H's l_partkey, l_suppkey = ps_partkey,
+// ps_suppkey is one key); multiplying them all made joins look like one
+// row and put the big side into the hash table.
+func combinedSelectivity(sels []float64) float64 {
+	sorted := append([]float64(nil), sels...)
+	sort.Float64s(sorted)
+	out, exp := 1.0, 1.0
+	for _, s := range sorted {
+		out *= math.Pow(s, exp)
+		exp /= 2
+	}
+	return out
 }
 
 // keySelectivity is eqjoinsel without MCV lists: the share of pairs whose

@@ -316,8 +316,13 @@ func mergeUsing(name string, l, r nsColumn, typ nodes.JoinType) (nsColumn, nodes
 	return nsColumn{name: name, t: t, get: get}, qual, nil
 }
 
-// flattenAnd splits nested ANDs into their conjuncts.
+// flattenAnd splits nested ANDs into their conjuncts, first taking the
+// conjuncts every arm of an OR shares out of it (prepqual.c's
+// find_duplicate_ors): (a = b AND x) OR (a = b AND y) is a = b AND (x OR
+// y), a join condition instead of a filter over a cross product (TPC-H
+// Q19).
 func flattenAnd(e nodes.Expr) []nodes.Expr {
+	e = factorOr(e)
 	b, ok := e.(*nodes.BoolExpr)
 	if !ok || b.Op != nodes.And {
 		return []nodes.Expr{e}
@@ -327,4 +332,57 @@ func flattenAnd(e nodes.Expr) []nodes.Expr {
 		out = append(out, flattenAnd(a)...)
 	}
 	return out
+}
+
+// factorOr rewrites an OR whose arms all have a conjunct in common as that
+// conjunct AND the OR of what is left of each arm.
+func factorOr(e nodes.Expr) nodes.Expr {
+	or, ok := e.(*nodes.BoolExpr)
+	if !ok || or.Op != nodes.Or || len(or.Args) < 2 {
+		return e
+	}
+	arms := make([][]nodes.Expr, len(or.Args))
+	for i, a := range or.Args {
+		arms[i] = flattenAnd(a)
+	}
+	var common []nodes.Expr
+	for _, c := range arms[0] {
+		shared := true
+		for _, arm := range arms[1:] {
+			if !containsExpr(arm, c) {
+				shared = false
+				break
+			}
+		}
+		if shared && !containsExpr(common, c) {
+			common = append(common, c)
+		}
+	}
+	if len(common) == 0 {
+		return e
+	}
+	rest := make([]nodes.Expr, 0, len(arms))
+	for _, arm := range arms {
+		var left []nodes.Expr
+		for _, c := range arm {
+			if !containsExpr(common, c) {
+				left = append(left, c)
+			}
+		}
+		if len(left) == 0 {
+			// An arm that is only the common part makes the OR true.
+			return andOf(common)
+		}
+		rest = append(rest, andOf(left))
+	}
+	return andOf(append(common, &nodes.BoolExpr{Op: nodes.Or, Args: rest}))
+}
+
+func containsExpr(es []nodes.Expr, e nodes.Expr) bool {
+	for _, x := range es {
+		if nodes.Equal(x, e) {
+			return true
+		}
+	}
+	return false
 }

@@ -179,10 +179,16 @@ func card(set uint64, rows []float64, edges []edge) float64 {
 	for s := set; s != 0; s &= s - 1 {
 		c *= rows[bits.TrailingZeros64(s)]
 	}
+	// Equalities between the same two items combine with backoff, as a
+	// hash join's keys do (combinedSelectivity).
+	byPair := map[uint64][]float64{}
 	for _, e := range edges {
 		if e.items&^set == 0 {
-			c *= e.sel
+			byPair[e.items] = append(byPair[e.items], e.sel)
 		}
+	}
+	for _, sels := range byPair {
+		c *= combinedSelectivity(sels)
 	}
 	return math.Max(c, 1)
 }
