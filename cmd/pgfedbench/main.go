@@ -99,6 +99,16 @@
 // 4MB,64MB) and -cancelafter D (how long a query of the cancel table runs
 // before it is cancelled, default 500ms).
 //
+// -suite tpch runs TPC-H's 22 queries over bench/tpch's generated data
+// in pgfed, PostgreSQL 15 and, where bench/duckdb builds, DuckDB, at 0
+// and 2 workers (1 and 2 DuckDB threads), checking every answer against
+// PostgreSQL's (see tpch.go), with the flags -runs (3 by default in this
+// suite), -only (a list of queries: Q1,Q6 or 1,6), -json, -pgdsn and
+// -pgshared, and its own -sf (scale factor, default 1), -tpchseed,
+// -tpchdata DIR (keep and reuse the generated files), -duckdb (auto,
+// off or a binary), -pgindexes (none, pk or keys; default keys),
+// -tpchtimeout (per run, default 10m) and -tpchjson FILE.
+//
 // The throwaway cluster (package pgtest: initdb in a temporary directory,
 // server as the postgres OS user when run as root) needs PostgreSQL 15's
 // server binaries. It is stopped and removed when the command ends, also on
@@ -128,11 +138,12 @@ type options struct {
 	pgShared   string
 	cpuProfile string
 	sequential bool
-	suite      string        // suiteLocal, suiteRemote, suiteAsync, suiteXact, suiteParallel or suiteSpill
+	suite      string        // suiteLocal, suiteRemote, suiteAsync, suiteXact, suiteParallel, suiteSpill or suiteTPCH
 	remote     remoteOptions // the remote suite's flags
 	async      asyncOptions  // the async suite's flags (-latency is the xact suite's too)
 	xact       xactOptions   // the xact suite's flags
 	spill      spillOptions  // the spill suite's flags
+	tpch       tpchOptions   // the tpch suite's flags
 }
 
 func main() {
@@ -172,6 +183,8 @@ func benchMain(args []string) int {
 		return suiteMain(ctx, opts, runParallel, writeParallelJSON, writeParallelTable, func(r *parallelReport) int { return len(r.Errors) })
 	case suiteSpill:
 		return suiteMain(ctx, opts, runSpill, writeSpillJSON, writeSpillTable, func(r *spillReport) int { return len(r.Errors) })
+	case suiteTPCH:
+		return suiteMain(ctx, opts, runTPCH, writeTPCHJSON, writeTPCHTable, tpchFailures)
 	}
 	// The local suite reports its comparisons and never fails on them.
 	return suiteMain(ctx, opts, run, writeJSON, writeTable, func(*report) int { return 0 })
@@ -188,11 +201,12 @@ func parseFlags(args []string) (options, error) {
 	fs.StringVar(&opts.pgShared, "pgshared", "2GB", "shared_buffers of the throwaway cluster")
 	fs.BoolVar(&opts.sequential, "sequential", false, "make b = i (ascending) instead of a permutation of i")
 	fs.StringVar(&opts.cpuProfile, "cpuprofile", "", "write a CPU profile of pgfed per workload to `prefix`.NAME.pprof")
-	fs.StringVar(&opts.suite, "suite", suiteLocal, "benchmark suite: local (pgfed's own tables), remote (foreign tables vs postgres_fdw), async (async Append at injected latency), xact (remote transactions and batch INSERTs at injected latency), parallel (Gather at 0, 1 and 2 workers) or spill (sorts and hash aggregates at a small work_mem, with peak memory, and cancel latency)")
+	fs.StringVar(&opts.suite, "suite", suiteLocal, "benchmark suite: local (pgfed's own tables), remote (foreign tables vs postgres_fdw), async (async Append at injected latency), xact (remote transactions and batch INSERTs at injected latency), parallel (Gather at 0, 1 and 2 workers), spill (sorts and hash aggregates at a small work_mem, with peak memory, and cancel latency) or tpch (TPC-H's 22 queries against PostgreSQL and DuckDB)")
 	addRemoteFlags(fs, &opts.remote)
 	addAsyncFlags(fs, &opts.async)
 	addXactFlags(fs, &opts.xact)
 	addSpillFlags(fs, &opts.spill)
+	addTPCHFlags(fs, &opts.tpch)
 	if err := fs.Parse(args); err != nil {
 		return opts, err
 	}
@@ -225,8 +239,12 @@ func parseFlags(args []string) (options, error) {
 		if err := opts.spill.check(&opts, fs); err != nil {
 			return opts, err
 		}
+	case suiteTPCH:
+		if err := opts.tpch.check(&opts, fs, *only); err != nil {
+			return opts, err
+		}
 	default:
-		return opts, fmt.Errorf("-suite must be %s, %s, %s, %s, %s or %s", suiteLocal, suiteRemote, suiteAsync, suiteXact, suiteParallel, suiteSpill)
+		return opts, fmt.Errorf("-suite must be %s, %s, %s, %s, %s, %s or %s", suiteLocal, suiteRemote, suiteAsync, suiteXact, suiteParallel, suiteSpill, suiteTPCH)
 	}
 	re, err := regexp.Compile(*only)
 	if err != nil {
