@@ -67,6 +67,12 @@ func (ja *joinAnalysis) planInnerGroup(n *jtNode, filters, want []nodes.Expr, ou
 			itemFilters[i] = append(itemFilters[i], q)
 		default:
 			edges = append(edges, edge{expr: q, items: set})
+			// An OR over several items may still restrict each one.
+			for i := range items {
+				if r := ja.restrictionOr(q, items[i].rels); r != nil {
+					itemFilters[i] = append(itemFilters[i], r)
+				}
+			}
 		}
 	}
 	above := append([]nodes.Expr(nil), want...)
@@ -273,4 +279,31 @@ func greedyJoinOrder(rows []float64, edges []edge) *orderNode {
 		trees = append(next, t)
 	}
 	return trees[0]
+}
+
+// restrictionOr derives from an OR condition over several relations one
+// that reads only rels and that every row passing the OR passes too: the
+// OR of each arm's conjuncts on rels, when every arm has some
+// (PostgreSQL's extract_restriction_or_clauses). The original condition
+// stays where it was; the derived one filters rels' scan early (TPC-H
+// Q19's part and lineitem conditions). nil when there is none.
+func (ja *joinAnalysis) restrictionOr(q nodes.Expr, rels relSet) nodes.Expr {
+	or, ok := q.(*nodes.BoolExpr)
+	if !ok || or.Op != nodes.Or {
+		return nil
+	}
+	arms := make([]nodes.Expr, 0, len(or.Args))
+	for _, a := range or.Args {
+		var own []nodes.Expr
+		for _, c := range flattenAnd(a) {
+			if r := ja.refs(c); r != 0 && r.subsetOf(rels) {
+				own = append(own, c)
+			}
+		}
+		if len(own) == 0 {
+			return nil
+		}
+		arms = append(arms, andOf(own))
+	}
+	return &nodes.BoolExpr{Op: nodes.Or, Args: arms}
 }
