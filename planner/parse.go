@@ -51,10 +51,15 @@ func Parse(sql string) (*pg.ParseResult, error) {
 
 // parseErrorCode is the SQLSTATE of a parser error. pg_query reports no
 // SQLSTATE; nearly every grammar error is 42601, but gram.y checks float(p)'s
-// precision itself with 22023.
+// precision itself with 22023, and a window frame's bounds with 42P20
+// ("frame start cannot be UNBOUNDED FOLLOWING", "frame starting from
+// following row cannot ...").
 func parseErrorCode(msg string) string {
-	if strings.HasPrefix(msg, "precision for type float must be") {
+	switch {
+	case strings.HasPrefix(msg, "precision for type float must be"):
 		return pgerr.InvalidParameterValue
+	case strings.HasPrefix(msg, "frame start"), strings.HasPrefix(msg, "frame end"), strings.HasPrefix(msg, "frame starting from"):
+		return pgerr.WindowingError
 	}
 	return pgerr.SyntaxError
 }
