@@ -22,7 +22,26 @@ import (
 type numericArithEval struct {
 	op          string
 	left, right evaluator
-	slow        func([]any) (any, error)
+	// lconst, rconst: the operand is one value for the statement (1 in
+	// `1 - l_discount`), read once per batch instead of once per row.
+	lconst, rconst bool
+	slow           func([]any) (any, error)
+}
+
+// scaledOperand is one side of a row's operation: parsed (ok) or not.
+type scaledOperand struct {
+	v     int64
+	scale int32
+	ok    bool
+}
+
+// operandAt reads row i of a side; a constant side was read at row 0.
+func operandAt(s *array.String, i int, fixed *scaledOperand) scaledOperand {
+	if fixed != nil {
+		return *fixed
+	}
+	v, scale, ok := types.ParseScaledNumeric(s.Value(i))
+	return scaledOperand{v, scale, ok}
 }
 
 func compileNumericArith(x *nodes.OpExpr, ec *ExecContext) (evaluator, error) {
@@ -34,7 +53,8 @@ func compileNumericArith(x *nodes.OpExpr, ec *ExecContext) (evaluator, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &numericArithEval{op: x.Op, left: l, right: r, slow: numericOp(x.Op)}, nil
+	isConst := func(e nodes.Expr) bool { _, c := e.(*nodes.Const); return c || foldable(e) }
+	return &numericArithEval{op: x.Op, left: l, right: r, lconst: isConst(x.Left), rconst: isConst(x.Right), slow: numericOp(x.Op)}, nil
 }
 
 func (e *numericArithEval) eval(b arrow.RecordBatch) (arrow.Array, error) {
@@ -54,6 +74,15 @@ func (e *numericArithEval) eval(b arrow.RecordBatch) (arrow.Array, error) {
 	bld := array.NewStringBuilder(alloc)
 	defer bld.Release()
 	bld.Reserve(n)
+	var lfixed, rfixed *scaledOperand
+	if lok && e.lconst && n > 0 && !la.IsNull(0) {
+		op := operandAt(ls, 0, nil)
+		lfixed = &op
+	}
+	if rok && e.rconst && n > 0 && !ra.IsNull(0) {
+		op := operandAt(rs, 0, nil)
+		rfixed = &op
+	}
 	var buf []byte
 	for i := 0; i < n; i++ {
 		if la.IsNull(i) || ra.IsNull(i) {
@@ -61,7 +90,7 @@ func (e *numericArithEval) eval(b arrow.RecordBatch) (arrow.Array, error) {
 			continue
 		}
 		if lok && rok {
-			if v, scale, ok := e.fast(ls.Value(i), rs.Value(i)); ok {
+			if v, scale, ok := e.fast(operandAt(ls, i, lfixed), operandAt(rs, i, rfixed)); ok {
 				buf = appendScaled(buf[:0], v, scale)
 				bld.BinaryBuilder.Append(buf)
 				continue
@@ -77,15 +106,11 @@ func (e *numericArithEval) eval(b arrow.RecordBatch) (arrow.Array, error) {
 }
 
 // fast computes l op r in int64 when the operands and the result fit.
-func (e *numericArithEval) fast(l, r string) (int64, int32, bool) {
-	a, as, ok := types.ParseScaledNumeric(l)
-	if !ok {
+func (e *numericArithEval) fast(l, r scaledOperand) (int64, int32, bool) {
+	if !l.ok || !r.ok {
 		return 0, 0, false
 	}
-	c, cs, ok := types.ParseScaledNumeric(r)
-	if !ok {
-		return 0, 0, false
-	}
+	a, as, c, cs := l.v, l.scale, r.v, r.scale
 	if e.op == "*" {
 		hi, lo := bits.Mul64(uint64(abs64(a)), uint64(abs64(c)))
 		if hi != 0 || lo > math.MaxInt64 || as+cs > 18 {
