@@ -4,11 +4,14 @@ package commands
 // on this machine, relative to the working directory) or the session's
 // CopyHandler for STDIN / STDOUT. COPY FROM is all or nothing: a bad line
 // stores no row, and the error names the line and column as PostgreSQL's
-// CONTEXT does ("COPY t, line 3, column b: "x"").
+// CONTEXT does ("COPY t, line 3, column b: "x""). COPY FROM streams:
+// the input is cut into chunks of records (copy_split.go), parsed a
+// column at a time into batches (copy_parse.go, copy_columns.go), on
+// several goroutines for a large input, and stored a batch at a time
+// (copy_load.go).
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -208,91 +211,10 @@ func copyFrom(ctx context.Context, env *Env, st *pg.CopyStmt, o copyOptions) (*R
 		}
 		defaults[i] = v
 	}
-	r := &copyReader{ctx: ctx, in: bufio.NewReaderSize(in, 1<<16), o: o}
 	ins := executor.NewInserter(t, foreign, &executor.ExecContext{Remote: env.Remote})
-	bld := newRowBatcher(t)
-	// store inserts the rows read so far; a row that breaks a constraint
-	// is reported with its line.
-	store := func() error {
-		if bld.n == 0 {
-			return nil
-		}
-		b, lines, raws := bld.flush()
-		err := ins.Insert(ctx, env.Writes, b)
-		b.Release()
-		if re, ok := err.(*storage.RowError); ok {
-			return copyContext(re.Err, t, lineContext(lines[re.Row], raws[re.Row]))
-		}
-		return err
-	}
-	// fail reports an input error at a line, after the rows before it
-	// (whose constraint errors come first, as PostgreSQL meets them).
-	fail := func(err error, context string) (*Result, error) {
-		if serr := store(); serr != nil {
-			return nil, serr
-		}
-		return nil, copyContext(err, t, context)
-	}
-	line := 0
-	if o.header {
-		fields, err := r.record()
-		line++
-		if err != nil && err != io.EOF {
-			return fail(err, lineContext(line, r.raw))
-		}
-		if o.headerMatch && err == nil {
-			if err := checkHeader(t, cols, fields); err != nil {
-				return fail(err, lineContext(line, r.raw))
-			}
-		}
-	}
-	for {
-		fields, err := r.record()
-		if err == io.EOF {
-			break
-		}
-		line++
-		if err != nil {
-			return fail(err, lineContext(line, r.raw))
-		}
-		if len(fields) == 1 && !fields[0].quoted && fields[0].val == `\.` {
-			break
-		}
-		if len(fields) < len(cols) {
-			return fail(pgerr.New(pgerr.BadCopyFileFormat, "missing data for column %q", t.Columns[cols[len(fields)]].Name), lineContext(line, r.raw))
-		}
-		if len(fields) > len(cols) {
-			return fail(pgerr.New(pgerr.BadCopyFileFormat, "extra data after last expected column"), lineContext(line, r.raw))
-		}
-		row := make([]any, len(t.Columns))
-		for i, v := range defaults {
-			row[i] = v
-		}
-		for k, c := range cols {
-			f := fields[k]
-			if !f.quoted && f.val == o.null {
-				continue
-			}
-			v, err := types.Parse(t.Columns[c].Type, f.val)
-			if err != nil {
-				return fail(err, fmt.Sprintf("line %d, column %s: %q", line, t.Columns[c].Name, f.val))
-			}
-			row[c] = v
-		}
-		bld.add(row, line, r.raw)
-		if line%1024 == 0 && ctx.Err() != nil {
-			return nil, executor.CtxError(ctx)
-		}
-		if bld.n >= executor.DefaultBatchSize {
-			if err := store(); err != nil {
-				return nil, err
-			}
-			if ctx.Err() != nil {
-				return nil, executor.CtxError(ctx)
-			}
-		}
-	}
-	if err := store(); err != nil {
+	l := &copyLoad{ctx: ctx, t: t, o: o, cols: cols, defaults: defaults, ins: ins, writes: env.Writes,
+		split: newCopySplitter(ctx, in, o)}
+	if err := l.run(); err != nil {
 		return nil, err
 	}
 	if err := ins.Flush(ctx); err != nil {
@@ -315,264 +237,16 @@ func lineContext(line int, raw string) string {
 }
 
 // checkHeader verifies HEADER MATCH: the header names the columns, in order.
-func checkHeader(t *storage.Table, cols []int, fields []copyField) error {
+func checkHeader(t *storage.Table, cols []int, fields []string) error {
 	if len(fields) != len(cols) {
 		return pgerr.New(pgerr.BadCopyFileFormat, "wrong number of fields in header line: got %d, expected %d", len(fields), len(cols))
 	}
 	for i, c := range cols {
-		if fields[i].val != t.Columns[c].Name {
-			return pgerr.New(pgerr.BadCopyFileFormat, "column name mismatch in header line field %d: got %q, expected %q", i+1, fields[i].val, t.Columns[c].Name)
+		if fields[i] != t.Columns[c].Name {
+			return pgerr.New(pgerr.BadCopyFileFormat, "column name mismatch in header line field %d: got %q, expected %q", i+1, fields[i], t.Columns[c].Name)
 		}
 	}
 	return nil
-}
-
-// rowBatcher accumulates rows of datums into a batch of a table, with
-// the line each came from (for constraint errors' CONTEXT).
-type rowBatcher struct {
-	t     *storage.Table
-	cols  [][]any
-	n     int
-	lines []int
-	raws  []string
-}
-
-func newRowBatcher(t *storage.Table) *rowBatcher {
-	return &rowBatcher{t: t, cols: make([][]any, len(t.Columns))}
-}
-
-func (b *rowBatcher) add(row []any, line int, raw string) {
-	for i, v := range row {
-		b.cols[i] = append(b.cols[i], v)
-	}
-	b.lines, b.raws = append(b.lines, line), append(b.raws, raw)
-	b.n++
-}
-
-// flush returns the rows added since the last flush as a batch, with
-// their lines and texts.
-func (b *rowBatcher) flush() (arrow.RecordBatch, []int, []string) {
-	arrs := make([]arrow.Array, len(b.cols))
-	for i, c := range b.cols {
-		arrs[i] = executor.ArrayOfDatums(b.t.Columns[i].Type, c)
-		b.cols[i] = b.cols[i][:0]
-	}
-	batch := executor.MakeBatch(b.t.ArrowSchema(), arrs, b.n)
-	lines, raws := b.lines, b.raws
-	b.n, b.lines, b.raws = 0, nil, nil
-	return batch, lines, raws
-}
-
-// copyField is one field of an input line.
-type copyField struct {
-	val    string
-	quoted bool
-}
-
-// copyReader splits COPY input into records.
-type copyReader struct {
-	ctx context.Context
-	in  *bufio.Reader
-	o   copyOptions
-	raw string // the text of the last record read, for error CONTEXT
-}
-
-// maxCopyLine is the longest line COPY reads: PostgreSQL's string buffer
-// limit (1 GB - 1).
-const maxCopyLine = 1<<30 - 1
-
-// readLine reads one line, a buffer at a time, so that a line without end
-// (COPY FROM '/dev/zero') is cancelled promptly and stops at PostgreSQL's
-// limit. The pieces of a long line are kept apart until its end: growing
-// one slice would copy it again and again, and those copies cannot be
-// interrupted.
-func (r *copyReader) readLine() (string, error) {
-	var pieces [][]byte
-	var n int
-	for {
-		chunk, err := r.in.ReadSlice('\n')
-		if n+len(chunk) > maxCopyLine {
-			return "", pgerr.New(pgerr.ProgramLimitExceeded, "out of memory").
-				WithDetail("Cannot enlarge string buffer containing %d bytes by %d more bytes.", n, len(chunk))
-		}
-		n += len(chunk)
-		if err == bufio.ErrBufferFull {
-			pieces = append(pieces, bytes.Clone(chunk))
-			if r.ctx.Err() != nil {
-				return "", executor.CtxError(r.ctx)
-			}
-			continue
-		}
-		if err == io.EOF && n == 0 {
-			return "", io.EOF
-		}
-		if err != nil && err != io.EOF {
-			return "", pgerr.New(pgerr.IOError, "could not read COPY data: %v", err)
-		}
-		pieces = append(pieces, chunk)
-		break
-	}
-	b := pieces[0]
-	if len(pieces) > 1 {
-		b = bytes.Join(pieces, nil)
-	}
-	line := strings.TrimSuffix(string(b), "\n")
-	line = strings.TrimSuffix(line, "\r")
-	return line, nil
-}
-
-func (r *copyReader) record() ([]copyField, error) {
-	if r.o.csv {
-		return r.csvRecord()
-	}
-	line, err := r.readLine()
-	if err != nil {
-		return nil, err
-	}
-	r.raw = line
-	if line == `\.` {
-		return []copyField{{val: line}}, nil
-	}
-	var out []copyField
-	for _, raw := range splitEscaped(line, r.o.delimiter) {
-		if raw == r.o.null {
-			out = append(out, copyField{val: raw})
-			continue
-		}
-		v, err := unescapeText(raw)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, copyField{val: v, quoted: true})
-	}
-	return out, nil
-}
-
-// splitEscaped splits a text-format line at the delimiter, except where a
-// backslash escapes it.
-func splitEscaped(line string, delim byte) []string {
-	var out []string
-	start := 0
-	for i := 0; i < len(line); i++ {
-		switch line[i] {
-		case '\\':
-			i++ // the next byte is escaped, whatever it is
-		case delim:
-			out = append(out, line[start:i])
-			start = i + 1
-		}
-	}
-	return append(out, line[start:])
-}
-
-// unescapeText undoes the text format's backslash escapes.
-func unescapeText(s string) (string, error) {
-	if !strings.Contains(s, `\`) {
-		return s, nil
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c != '\\' || i+1 >= len(s) {
-			b.WriteByte(c)
-			continue
-		}
-		i++
-		switch s[i] {
-		case 'b':
-			b.WriteByte('\b')
-		case 'f':
-			b.WriteByte('\f')
-		case 'n':
-			b.WriteByte('\n')
-		case 'r':
-			b.WriteByte('\r')
-		case 't':
-			b.WriteByte('\t')
-		case 'v':
-			b.WriteByte('\v')
-		case 'x':
-			j := i + 1
-			for j < len(s) && j < i+3 && isHex(s[j]) {
-				j++
-			}
-			if j == i+1 {
-				b.WriteByte('x')
-				continue
-			}
-			v, _ := strconv.ParseUint(s[i+1:j], 16, 8)
-			b.WriteByte(byte(v))
-			i = j - 1
-		case '0', '1', '2', '3', '4', '5', '6', '7':
-			j := i
-			for j < len(s) && j < i+3 && s[j] >= '0' && s[j] <= '7' {
-				j++
-			}
-			v, _ := strconv.ParseUint(s[i:j], 8, 8)
-			b.WriteByte(byte(v))
-			i = j - 1
-		default:
-			b.WriteByte(s[i])
-		}
-	}
-	return b.String(), nil
-}
-
-func isHex(c byte) bool {
-	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
-}
-
-// csvRecord reads one CSV record; quoted fields may span lines.
-func (r *copyReader) csvRecord() ([]copyField, error) {
-	line, err := r.readLine()
-	if err != nil {
-		return nil, err
-	}
-	r.raw = line
-	if line == `\.` {
-		return []copyField{{val: line}}, nil
-	}
-	o := r.o
-	var out []copyField
-	var cur strings.Builder
-	quoted, inQuote := false, false
-	for {
-		for i := 0; i < len(line); i++ {
-			c := line[i]
-			switch {
-			case inQuote && c == o.escape && i+1 < len(line) && (line[i+1] == o.quote || line[i+1] == o.escape):
-				cur.WriteByte(line[i+1])
-				i++
-			case inQuote && c == o.quote:
-				inQuote = false
-			case inQuote:
-				cur.WriteByte(c)
-			case c == o.quote:
-				inQuote, quoted = true, true
-			case c == o.delimiter:
-				out = append(out, copyField{val: cur.String(), quoted: quoted})
-				cur.Reset()
-				quoted = false
-			default:
-				cur.WriteByte(c)
-			}
-		}
-		if !inQuote {
-			break
-		}
-		cur.WriteByte('\n')
-		next, err := r.readLine()
-		if err == io.EOF {
-			return nil, pgerr.New(pgerr.BadCopyFileFormat, "unterminated CSV quoted field")
-		}
-		if err != nil {
-			return nil, err
-		}
-		line = next
-		r.raw += "\n" + next
-	}
-	out = append(out, copyField{val: cur.String(), quoted: quoted})
-	return out, nil
 }
 
 func copyTo(ctx context.Context, env *Env, st *pg.CopyStmt, o copyOptions) (*Result, error) {
