@@ -3,7 +3,9 @@ package commands
 // Catalog introspection for the REPL's \d commands.
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/pgfed/pgfed/pgerr"
@@ -70,10 +72,33 @@ func kindName(t *storage.Table) string {
 	return "table"
 }
 
-// ListRelations lists the relations of the search path's schemas, as \d does.
+// visibleTables are the relations an unqualified name can reach, as
+// pg_table_is_visible decides: those of the search path's schemas (the
+// session's temporary schema first), less those a table of the same name
+// in an earlier schema hides; sorted by schema, then name.
+func visibleTables(env *Env) []*storage.Table {
+	path := env.Planner().RelationSearchPath()
+	seen := map[string]bool{}
+	var out []*storage.Table
+	for _, s := range path {
+		for _, t := range env.Catalog.Tables([]string{s}) {
+			if !seen[t.Name] {
+				seen[t.Name] = true
+				out = append(out, t)
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b *storage.Table) int {
+		return cmp.Or(strings.Compare(a.Schema, b.Schema), strings.Compare(a.Name, b.Name))
+	})
+	return out
+}
+
+// ListRelations lists the relations of the search path's schemas, as \d
+// does (a temporary table in its pg_temp_N schema).
 func ListRelations(env *Env) ([]RelationInfo, error) {
 	var out []RelationInfo
-	for _, t := range env.Catalog.Tables(env.Settings.SearchPath()) {
+	for _, t := range visibleTables(env) {
 		out = append(out, RelationInfo{Schema: t.Schema, Name: t.Name, Kind: kindName(t)})
 	}
 	return out, nil
@@ -195,7 +220,7 @@ func ListUserMappings(env *Env) ([]UserMappingInfo, error) {
 // ListForeignTables lists the foreign tables of the search path (\det).
 func ListForeignTables(env *Env) ([]ForeignTableInfo, error) {
 	var out []ForeignTableInfo
-	for _, t := range env.Catalog.Tables(env.Settings.SearchPath()) {
+	for _, t := range visibleTables(env) {
 		if t.Foreign != nil {
 			out = append(out, ForeignTableInfo{Schema: t.Schema, Name: t.Name, Server: t.Foreign.Server, Options: t.Foreign.Options})
 		}

@@ -1,7 +1,9 @@
 // Package commands runs pgfed's utility statements, as PostgreSQL's
 // src/backend/commands: DDL of schemas, tables and partitions
-// (tablecmds.go), foreign servers, user mappings, foreign tables and
-// IMPORT FOREIGN SCHEMA (foreigncmds.go, import_schema.go), COPY
+// (tablecmds.go), the session's temporary schema and its tables' ON
+// COMMIT actions (temptables.go), foreign servers, user mappings,
+// foreign tables and IMPORT FOREIGN SCHEMA (foreigncmds.go,
+// import_schema.go), COPY
 // (copy.go), EXPLAIN (explain.go), SET / SHOW / RESET (variable.go), and
 // the catalog descriptions behind the REPL's \d commands (describe.go).
 //

@@ -46,6 +46,9 @@ type Env struct {
 	// Changed records a catalog change with the transaction, which
 	// reverts it if it aborts (and finishes it when it commits).
 	Changed func(storage.Change)
+	// Temp is the session's temporary schema and its tables' ON COMMIT
+	// actions (temptables.go).
+	Temp *TempTables
 	// Run executes a planned query inside the current statement, calling
 	// fn for every result batch, which holds the query's visible columns
 	// (q.Columns) and which fn must not keep without retaining; stats,
@@ -55,7 +58,7 @@ type Env struct {
 
 // Planner returns a planner over the session's catalog and settings.
 func (e *Env) Planner() *planner.Planner {
-	return &planner.Planner{Catalog: e.Catalog, Settings: e.Settings, User: SessionUser}
+	return &planner.Planner{Catalog: e.Catalog, Settings: e.Settings, User: SessionUser, TempSchema: e.Temp.Schema()}
 }
 
 // noticef sends a NOTICE with the given SQLSTATE (PostgreSQL sends

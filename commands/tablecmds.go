@@ -27,6 +27,11 @@ func CreateSchema(env *Env, st *pg.CreateSchemaStmt) (*Result, error) {
 	if st.Schemaname == "" {
 		return nil, pgerr.NotSupported("CREATE SCHEMA AUTHORIZATION")
 	}
+	if strings.HasPrefix(st.Schemaname, "pg_") {
+		// CreateSchemaCommand's rule, which keeps pg_temp_N for sessions.
+		return nil, pgerr.New(pgerr.ReservedName, "unacceptable schema name %q", st.Schemaname).
+			WithDetail("The prefix \"pg_\" is reserved for system schemas.")
+	}
 	created, c, err := env.Catalog.CreateSchema(st.Schemaname, st.IfNotExists)
 	if err != nil {
 		return nil, err
@@ -38,20 +43,56 @@ func CreateSchema(env *Env, st *pg.CreateSchemaStmt) (*Result, error) {
 	return tag("CREATE SCHEMA")
 }
 
-// targetSchema picks the schema a new relation goes into.
-func targetSchema(env *Env, rv *pg.RangeVar) (string, error) {
+// targetSchema picks the schema a new relation goes into and tells
+// whether the relation is temporary, as PostgreSQL's
+// RangeVarGetCreationNamespace and RangeVarAdjustRelationPersistence: a
+// TEMP relation goes into the session's temporary schema (made now if
+// need be), and a relation created in that schema (pg_temp.t, or pg_temp
+// first in search_path) is temporary without TEMP.
+func targetSchema(env *Env, rv *pg.RangeVar) (string, bool, error) {
+	temp := rv.Relpersistence == "t"
 	if rv.Schemaname != "" {
-		if !env.Catalog.HasSchema(rv.Schemaname) {
-			return "", pgerr.New(pgerr.InvalidSchemaName, "schema %q does not exist", rv.Schemaname)
+		switch s := rv.Schemaname; {
+		case s == "pg_temp" || (s == env.Temp.Schema() && s != ""):
+			return tempTarget(env)
+		case storage.IsTempSchema(s) && env.Catalog.HasSchema(s):
+			return "", false, errAtRangeVar(pgerr.New(pgerr.InvalidTableDefinition, "cannot create relations in temporary schemas of other sessions"), rv)
+		case !env.Catalog.HasSchema(s):
+			return "", false, pgerr.New(pgerr.InvalidSchemaName, "schema %q does not exist", s)
+		case temp:
+			return "", false, errAtRangeVar(pgerr.New(pgerr.InvalidTableDefinition, "cannot create temporary relation in non-temporary schema"), rv)
 		}
-		return rv.Schemaname, nil
+		return rv.Schemaname, false, nil
+	}
+	if temp {
+		return tempTarget(env)
 	}
 	for _, sc := range env.Settings.SearchPath() {
+		if sc == "pg_temp" {
+			return tempTarget(env)
+		}
 		if env.Catalog.HasSchema(sc) {
-			return sc, nil
+			return sc, false, nil
 		}
 	}
-	return "", pgerr.New(pgerr.InvalidSchemaName, "no schema has been selected to create in")
+	return "", false, pgerr.New(pgerr.InvalidSchemaName, "no schema has been selected to create in")
+}
+
+// tempTarget is the session's temporary schema as a creation target.
+func tempTarget(env *Env) (string, bool, error) {
+	if env.Temp == nil { // an Env without a session
+		return "", false, pgerr.NotSupported("temporary tables outside a session")
+	}
+	return env.Temp.ensureSchema(), true, nil
+}
+
+// errAtRangeVar places an error at a relation name, as PostgreSQL's
+// parser_errposition on the RangeVar.
+func errAtRangeVar(e *pgerr.Error, rv *pg.RangeVar) *pgerr.Error {
+	if rv.Location >= 0 {
+		return e.WithPosition(int(rv.Location) + 1)
+	}
+	return e
 }
 
 func CreateTable(env *Env, st *pg.CreateStmt) (*Result, error) {
@@ -64,10 +105,11 @@ func createTableWith(env *Env, st *pg.CreateStmt, ft *storage.ForeignTable, cmdT
 	if st.OfTypename != nil {
 		return nil, pgerr.NotSupported("CREATE TABLE OF type")
 	}
-	if st.Relation.Relpersistence == "t" {
-		return nil, pgerr.NotSupported("temporary tables")
+	schema, temp, err := targetSchema(env, st.Relation)
+	if err != nil {
+		return nil, err
 	}
-	schema, err := targetSchema(env, st.Relation)
+	onCommit, err := onCommitOf(st.Oncommit, temp)
 	if err != nil {
 		return nil, err
 	}
@@ -93,6 +135,9 @@ func createTableWith(env *Env, st *pg.CreateStmt, ft *storage.ForeignTable, cmdT
 		}
 		if parent.Kind != storage.KindPartitioned {
 			return nil, pgerr.New(pgerr.InvalidObjectDefinition, "table %q is not partitioned", parent.Name)
+		}
+		if err := checkPartitionPersistence(parent, temp); err != nil {
+			return nil, err
 		}
 	}
 	var cols []storage.Column
@@ -186,7 +231,24 @@ func createTableWith(env *Env, st *pg.CreateStmt, ft *storage.ForeignTable, cmdT
 		return nil, err
 	}
 	env.Changed(c)
+	if temp {
+		env.Temp.Register(t, onCommit)
+	}
 	return tag(cmdTag)
+}
+
+// checkPartitionPersistence is MergeAttributes' rule: a partition is
+// temporary exactly when its parent is (the parent, resolved by name, is
+// the session's own if temporary).
+func checkPartitionPersistence(parent *storage.Table, temp bool) error {
+	parentTemp := storage.IsTempSchema(parent.Schema)
+	switch {
+	case temp && !parentTemp:
+		return pgerr.New(pgerr.WrongObjectType, "cannot create a temporary relation as partition of permanent relation %q", parent.Name)
+	case !temp && parentTemp:
+		return pgerr.New(pgerr.WrongObjectType, "cannot create a permanent relation as partition of temporary relation %q", parent.Name)
+	}
+	return nil
 }
 
 func indexOfColumn(cols []storage.Column, name string) int {
@@ -496,7 +558,11 @@ func CreateTableAs(ctx context.Context, env *Env, st *pg.CreateTableAsStmt) (*Re
 		return nil, pgerr.NotSupported("CREATE MATERIALIZED VIEW")
 	}
 	into := st.Into
-	schema, err := targetSchema(env, into.Rel)
+	schema, temp, err := targetSchema(env, into.Rel)
+	if err != nil {
+		return nil, err
+	}
+	onCommit, err := onCommitOf(into.OnCommit, temp)
 	if err != nil {
 		return nil, err
 	}
@@ -541,6 +607,9 @@ func CreateTableAs(ctx context.Context, env *Env, st *pg.CreateTableAsStmt) (*Re
 		return nil, err
 	}
 	env.Changed(c)
+	if temp {
+		env.Temp.Register(t, onCommit)
+	}
 	return tag("SELECT " + strconv.FormatInt(n, 10))
 }
 
@@ -594,6 +663,10 @@ func Drop(env *Env, st *pg.DropStmt) (*Result, error) {
 	case pg.ObjectType_OBJECT_SCHEMA:
 		for _, o := range st.Objects {
 			name := o.GetString_().Sval
+			if storage.IsTempSchema(name) && env.Catalog.HasSchema(name) {
+				// A session's temporary schema goes with its session.
+				return nil, pgerr.NotSupported("DROP SCHEMA of a temporary schema")
+			}
 			if !env.Catalog.HasSchema(name) {
 				if st.MissingOk {
 					env.noticef(pgerr.SuccessfulCompletion, "schema %q does not exist, skipping", name)

@@ -13,8 +13,10 @@
 //     transaction is the one owner of that end: the session's write set
 //     publishes local writes at Commit, the remote manager ends remote
 //     transactions at PreCommit / Abort, the DDL log reverts catalog
-//     changes at Abort and ROLLBACK TO, the settings undo SETs; each
-//     registered once with it.
+//     changes at Abort and ROLLBACK TO, the settings undo SETs, the
+//     temporary tables' ON COMMIT actions run at PreCommit and Commit;
+//     each registered once with it. Closing a session drops its
+//     temporary schema.
 //   - Isolation (storage's versions, views and table locks): READ
 //     COMMITTED reads a snapshot per statement, REPEATABLE READ and
 //     SERIALIZABLE one per transaction; statements see their transaction's

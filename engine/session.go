@@ -37,6 +37,7 @@ type Session struct {
 	notice   func(*pgerr.Error)
 	closed   bool
 	ddl      ddlLog
+	temp     *commands.TempTables // its temporary schema and ON COMMIT actions
 	// portal is the query whose result is being read, if any.
 	portal *Portal
 	// received is when the statement text being run arrived: the first
@@ -86,6 +87,11 @@ func (e *Engine) NewSession() *Session {
 	s.txn.Register(s.writes)
 	s.txn.Register(&s.ddl)
 	s.settings.Follow(&s.txn)
+	// After the write set (ON COMMIT DELETE ROWS empties tables through
+	// it before it publishes) and the DDL log (which has reverted an
+	// aborted transaction's tables when the ON COMMIT actions are pruned).
+	s.temp = commands.NewTempTables(e.catalog, s.writes)
+	s.txn.Register(s.temp)
 	e.mu.Lock()
 	e.sessions[s] = struct{}{}
 	e.mu.Unlock()
@@ -99,7 +105,7 @@ func (s *Session) SetCopyHandler(h commands.CopyHandler) { s.copy = h }
 func (s *Session) SetNoticeHandler(fn func(*pgerr.Error)) { s.notice = fn }
 
 // Close ends the session: a statement still open is aborted, its remote
-// connections are closed.
+// connections are closed, its temporary tables dropped.
 func (s *Session) Close() {
 	if s.closed {
 		return
@@ -110,6 +116,7 @@ func (s *Session) Close() {
 		s.finishTransaction(context.Background(), false)
 	}
 	s.closed = true
+	s.temp.Close()
 	if s.remote != nil {
 		s.remote.Close()
 	}
@@ -133,7 +140,7 @@ func (s *Session) remoteManager() *remote.Manager {
 func (s *Session) Env() *commands.Env {
 	return &commands.Env{Catalog: s.eng.catalog, Settings: s.settings, Writes: s.writes,
 		Remote: connector{s}, Copy: s.copy, Files: &commands.FileAccess{Dirs: s.eng.cfg.FileDirs},
-		Notice: s.notice, Run: s.runPlan, Changed: s.ddl.record}
+		Notice: s.notice, Run: s.runPlan, Changed: s.ddl.record, Temp: s.temp}
 }
 
 // Exec runs every statement in sql (see Run) and returns the last

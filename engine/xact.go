@@ -384,10 +384,40 @@ func (s *Session) readOnlyCheck(stmt *pg.Node) error {
 	default:
 		what = commands.CommandName(stmt)
 	}
-	if what == "" {
+	if what == "" || s.writesOnlyTemp(stmt) {
 		return nil
 	}
 	return pgerr.New(pgerr.ReadOnlySQLTransaction, "cannot execute %s in a read-only transaction", what)
+}
+
+// writesOnlyTemp reports whether stmt is an INSERT, UPDATE, DELETE or
+// COPY FROM (without WITH) of one of the session's temporary tables,
+// which a read-only transaction may write (PostgreSQL's
+// ExecCheckXactReadOnly and DoCopy skip them: no other session sees
+// them).
+func (s *Session) writesOnlyTemp(stmt *pg.Node) bool {
+	var rv *pg.RangeVar
+	switch x := stmt.Node.(type) {
+	case *pg.Node_InsertStmt:
+		if x.InsertStmt.WithClause == nil {
+			rv = x.InsertStmt.Relation
+		}
+	case *pg.Node_UpdateStmt:
+		if x.UpdateStmt.WithClause == nil {
+			rv = x.UpdateStmt.Relation
+		}
+	case *pg.Node_DeleteStmt:
+		if x.DeleteStmt.WithClause == nil {
+			rv = x.DeleteStmt.Relation
+		}
+	case *pg.Node_CopyStmt:
+		rv = x.CopyStmt.Relation
+	}
+	if rv == nil || s.temp.Schema() == "" {
+		return false
+	}
+	t, err := s.Env().Planner().ResolveTable(rv)
+	return err == nil && t.Schema == s.temp.Schema()
 }
 
 // serializable tells the remote connections whether the transaction is

@@ -169,7 +169,7 @@ func newHashJoin(p *nodes.HashJoin, ec *ExecContext) (Operator, error) {
 func hashJoinable(t types.T) bool {
 	switch t.ID {
 	case types.Bool, types.Int2, types.Int4, types.Int8, types.Float4, types.Float8, types.Numeric,
-		types.Text, types.Varchar, types.Bpchar, types.Unknown, types.Date, types.Timestamp, types.TimestampTZ,
+		types.Text, types.Varchar, types.Bpchar, types.Name, types.Unknown, types.Date, types.Timestamp, types.TimestampTZ,
 		types.IntervalType:
 		return true
 	}
@@ -185,7 +185,7 @@ func keyFamily(t types.T) types.ID {
 		return types.Int8
 	case types.Float4:
 		return types.Float8
-	case types.Varchar, types.Unknown:
+	case types.Varchar, types.Name, types.Unknown:
 		return types.Text
 	case types.TimestampTZ:
 		return types.Timestamp

@@ -52,7 +52,7 @@ type keyForm struct {
 
 func keyFormOf(t types.T) keyForm {
 	switch t.ID {
-	case types.Text, types.Varchar, types.Bpchar, types.Unknown, types.Numeric, types.IntervalType:
+	case types.Text, types.Varchar, types.Bpchar, types.Name, types.Unknown, types.Numeric, types.IntervalType:
 		return keyForm{kind: keyBytes, t: t}
 	}
 	return keyForm{kind: keyWords, t: t}

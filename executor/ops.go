@@ -546,7 +546,7 @@ func compareKernel(op string, t types.T) func(l, r arrow.Array) (arrow.Array, er
 		return orderedCompare[int32](want)
 	case types.Int2:
 		return orderedCompare[int16](want)
-	case types.Text, types.Varchar:
+	case types.Text, types.Varchar, types.Name:
 		return func(l, r arrow.Array) (arrow.Array, error) {
 			ls, rs := l.(*array.String), r.(*array.String)
 			return compareLoop(l, r, func(i int) int { return strings.Compare(ls.Value(i), rs.Value(i)) }, want), nil

@@ -574,7 +574,7 @@ func newKeySources(k nodes.SortKey, n int) *keySources {
 	case types.Float4:
 		c.f32s = make([][]float32, n)
 		c.cmp = func(a, b topEntry) int { return cmpFloat(c.f32s[a.src][a.row], c.f32s[b.src][b.row]) }
-	case types.Text, types.Varchar:
+	case types.Text, types.Varchar, types.Name:
 		c.strs = make([]*array.String, n)
 		c.cmp = func(a, b topEntry) int {
 			return strings.Compare(c.strs[a.src].Value(int(a.row)), c.strs[b.src].Value(int(b.row)))

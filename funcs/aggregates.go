@@ -149,7 +149,7 @@ func minMaxType(args []types.T) ([]types.T, types.T, bool) {
 	switch t.ID {
 	case types.Bool:
 		return nil, types.T{}, false
-	case types.Varchar:
+	case types.Varchar, types.Name:
 		return []types.T{txt}, txt, true
 	case types.Bpchar:
 		return args, t, true

@@ -44,6 +44,7 @@ const (
 	UndefinedSchema              = "3F000"
 	DuplicateTable               = "42P07"
 	DuplicateSchema              = "42P06"
+	ReservedName                 = "42939"
 	DuplicateColumn              = "42701"
 	DuplicateObject              = "42710"
 	AmbiguousColumn              = "42702"

@@ -174,6 +174,8 @@ func typeByName(name string) (types.T, bool) {
 		return types.NumericT, true
 	case "text":
 		return types.TextT, true
+	case "name":
+		return types.NameT, true
 	case "varchar", "character varying":
 		return types.VarcharT, true
 	case "bpchar", "char", "character":
@@ -262,6 +264,13 @@ func widen(a, b types.T) (types.T, bool) {
 	case a.IsString() && b.IsString():
 		if a.ID == b.ID {
 			return a.Base(), true
+		}
+		// select_common_type keeps the first type unless the next is
+		// reached implicitly and not back: name wins over varchar and
+		// char; between name and text (implicit both ways) the first
+		// wins, text being preferred.
+		if a.ID == types.Name || (b.ID == types.Name && a.ID != types.Text) {
+			return types.NameT, true
 		}
 		return types.TextT, true
 	case datetimeRank(a) > 0 && datetimeRank(b) > 0:

@@ -158,6 +158,8 @@ func typeWidth(t types.T) int {
 		return 8
 	case types.IntervalType:
 		return 16
+	case types.Name:
+		return types.NameDataLen // fixed-length: typlen 64
 	}
 	if t.Len > 0 {
 		return int(t.Len) + 4

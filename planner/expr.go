@@ -613,6 +613,11 @@ func operandType(lt, rt types.T) (types.T, bool) {
 	if numericRank(lt) > 0 && numericRank(rt) > 0 && lt.ID != rt.ID && (lt.ID == types.Float4 || rt.ID == types.Float4) {
 		return types.Float8T, true
 	}
+	if (lt.ID == types.Name) != (rt.ID == types.Name) && lt.IsString() && rt.IsString() {
+		// name against another string type is name's cross-type operator
+		// with text (nameeqtext, ...): a text comparison, nothing cut.
+		return types.TextT, true
+	}
 	return widen(lt, rt)
 }
 

@@ -331,7 +331,7 @@ func (ja *joinAnalysis) hashClause(q nodes.Expr, outer, inner relSet) (nodes.Exp
 func hashable(t types.T) bool {
 	switch t.ID {
 	case types.Bool, types.Int2, types.Int4, types.Int8, types.Float4, types.Float8, types.Numeric,
-		types.Text, types.Varchar, types.Bpchar, types.Date, types.Timestamp, types.TimestampTZ, types.IntervalType:
+		types.Text, types.Varchar, types.Bpchar, types.Name, types.Date, types.Timestamp, types.TimestampTZ, types.IntervalType:
 		return true
 	}
 	return false

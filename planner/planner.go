@@ -18,6 +18,9 @@ type Planner struct {
 	Settings *guc.Settings
 	// User is the session's user, whose user mapping foreign scans use.
 	User string
+	// TempSchema is the session's temporary schema (pg_temp_N), "" until
+	// it creates its first temporary table.
+	TempSchema string
 }
 
 // defaults stands in for a planner without settings.
@@ -121,9 +124,12 @@ func (p *Planner) ResolveTable(rv *pg.RangeVar) (*storage.Table, error) {
 func (pc *planCtx) resolveTable(rv *pg.RangeVar) (*storage.Table, error) {
 	var t *storage.Table
 	if rv.Schemaname != "" {
-		t = pc.Catalog.Lookup(rv.Schemaname, rv.Relname)
+		t = pc.Catalog.Lookup(pc.schemaAlias(rv.Schemaname), rv.Relname)
 	} else {
-		t = pc.Catalog.Resolve(pc.settings().SearchPath(), rv.Relname)
+		t = pc.Catalog.Resolve(pc.RelationSearchPath(), rv.Relname)
+	}
+	if t != nil && storage.IsTempSchema(t.Schema) && t.Schema != pc.TempSchema {
+		return nil, errAt(pgerr.New(pgerr.FeatureNotSupported, "cannot access temporary tables of other sessions"), rv.Location)
 	}
 	if t == nil {
 		name := rv.Relname
@@ -133,6 +139,43 @@ func (pc *planCtx) resolveTable(rv *pg.RangeVar) (*storage.Table, error) {
 		return nil, errAt(pgerr.New(pgerr.UndefinedTable, "relation %q does not exist", name), rv.Location)
 	}
 	return t, nil
+}
+
+// RelationSearchPath is the schemas unqualified relation names resolve
+// in, as PostgreSQL's namespace.c recomputes them: search_path with
+// pg_temp standing for the session's temporary schema, which is searched
+// first when search_path does not name it (temporary tables shadow
+// permanent ones of the same name).
+func (p *Planner) RelationSearchPath() []string {
+	path := p.settings().SearchPath()
+	out := make([]string, 0, len(path)+1)
+	explicit := false
+	for _, s := range path {
+		if s == "pg_temp" {
+			explicit = true
+			if p.TempSchema == "" {
+				continue
+			}
+			s = p.TempSchema
+		}
+		out = append(out, s)
+	}
+	if !explicit && p.TempSchema != "" {
+		out = append([]string{p.TempSchema}, out...)
+	}
+	return out
+}
+
+// schemaAlias resolves a schema qualifier: pg_temp is the session's
+// temporary schema (one that does not exist yet finds no table).
+func (p *Planner) schemaAlias(schema string) string {
+	if schema == "pg_temp" {
+		if p.TempSchema == "" {
+			return "" // no schema has the empty name
+		}
+		return p.TempSchema
+	}
+	return schema
 }
 
 // Expr transforms a parse-tree expression without input columns (a

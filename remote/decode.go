@@ -116,7 +116,7 @@ func newColumn(oid uint32, t types.T) (fetchColumn, int16) {
 		if oid == oidNumeric {
 			dec = &numericDecoder{out: out.(*stringSink), t: t}
 		}
-	case types.Text, types.Varchar, types.Bpchar, types.Unknown:
+	case types.Text, types.Varchar, types.Bpchar, types.Name, types.Unknown:
 		switch oid {
 		case oidText, oidVarchar, oidBpchar, oidName:
 			// These types' binary format is their text.

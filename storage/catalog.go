@@ -2,6 +2,8 @@ package storage
 
 import (
 	"sort"
+	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/pgfed/pgfed/pgerr"
@@ -208,4 +210,62 @@ func (c *Catalog) Close() {
 		}
 	}
 	c.schemas = map[string]map[string]*Table{}
+}
+
+// Temporary schemas. Each session that creates a temporary table gets a
+// schema of its own, pg_temp_N, as PostgreSQL's namespace.c does (N is
+// the smallest number no other session's schema has, where PostgreSQL
+// uses the backend's ID). The schema lives in the catalog like any other,
+// so that names resolve, \d lists and DDL reverts as for permanent
+// tables; only its owner's search path reaches it (see
+// planner.Planner.TempSchema), and it goes with its session
+// (DropTempSchema). Like every table pgfed keeps, its tables are in
+// memory only: the catalog has no data directory to keep them out of.
+
+// TempSchemaPrefix begins the name of every session's temporary schema.
+const TempSchemaPrefix = "pg_temp_"
+
+// IsTempSchema reports whether name is a session's temporary schema
+// (pg_temp_N; the alias pg_temp is the caller's to resolve).
+func IsTempSchema(name string) bool {
+	rest, ok := strings.CutPrefix(name, TempSchemaPrefix)
+	if !ok || rest == "" {
+		return false
+	}
+	for _, c := range rest {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// CreateTempSchema creates a session's temporary schema and returns its
+// name. It is not transactional (PostgreSQL keeps the namespace too once
+// made): DropTempSchema removes it when the session ends.
+func (c *Catalog) CreateTempSchema() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for n := 1; ; n++ {
+		name := TempSchemaPrefix + strconv.Itoa(n)
+		if _, taken := c.schemas[name]; !taken {
+			c.schemas[name] = map[string]*Table{}
+			return name
+		}
+	}
+}
+
+// DropTempSchema removes a session's temporary schema with every table in
+// it and releases their data at once: the session is over, so there is no
+// transaction left to revert it.
+func (c *Catalog) DropTempSchema(name string) {
+	c.mu.Lock()
+	s := c.schemas[name]
+	delete(c.schemas, name)
+	var tables []*Table
+	for _, t := range s {
+		tables = append(tables, t)
+	}
+	c.mu.Unlock()
+	releaseTables(tables)
 }

@@ -19,7 +19,9 @@
 //     a row at a time is still scanned as few batches (Table.NumBatches).
 //     Older versions and savepoints keep the batches they had.
 //   - Catalog changes return a Change (revert at abort, finish at commit):
-//     DDL is transactional, though other sessions see it at once.
+//     DDL is transactional, though other sessions see it at once. A
+//     session's temporary tables are in its own schema, pg_temp_N
+//     (CreateTempSchema), which only that session's names resolve in.
 //   - Rows have an identity while their table is locked: ctid (batch and
 //     row: the position in the statement's View) and tableoid, system
 //     columns scans read at negative column numbers.

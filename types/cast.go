@@ -36,6 +36,8 @@ var castContexts = map[[2]ID]CastContext{
 	{Text, Varchar}: CastImplicit, {Text, Bpchar}: CastImplicit,
 	{Varchar, Text}: CastImplicit, {Varchar, Bpchar}: CastImplicit,
 	{Bpchar, Text}: CastImplicit, {Bpchar, Varchar}: CastImplicit,
+	{Name, Text}: CastImplicit, {Name, Varchar}: CastAssignment, {Name, Bpchar}: CastAssignment,
+	{Text, Name}: CastImplicit, {Varchar, Name}: CastImplicit, {Bpchar, Name}: CastImplicit,
 
 	{Date, Timestamp}: CastImplicit, {Date, TimestampTZ}: CastImplicit,
 	{Timestamp, Date}: CastAssignment, {Timestamp, TimestampTZ}: CastImplicit,
@@ -82,7 +84,7 @@ func Cast(d any, from, to T, explicit bool) (any, error) {
 		return applyTypmod(d, to, explicit)
 	case from.ID == Unknown || from.IsString():
 		s := asString(d)
-		if from.ID == Bpchar && (to.ID == Text || to.ID == Varchar) {
+		if from.ID == Bpchar && (to.ID == Text || to.ID == Varchar || to.ID == Name) {
 			s = trimBlankPadding(s)
 		}
 		if to.IsString() {
@@ -103,7 +105,9 @@ func Cast(d any, from, to T, explicit bool) (any, error) {
 		return applyTypmod(v, to, explicit)
 	case to.IsString():
 		var s string
-		if from.ID == Bool {
+		if from.ID == Bool && to.ID != Name {
+			// booltext; to name there is no cast, so boolout's I/O
+			// conversion ('t', 'f').
 			s = "false"
 			if asBool(d) {
 				s = "true"
@@ -188,6 +192,8 @@ func applyTypmod(d any, t T, explicit bool) (any, error) {
 		return datum(coerceVarchar(asString(d), t, explicit))
 	case Bpchar:
 		return datum(coerceBpchar(asString(d), t, explicit))
+	case Name:
+		return truncateName(asString(d)), nil
 	case Numeric:
 		return datum(applyNumericTypmod(asDecimal(d), t))
 	case IntervalType:

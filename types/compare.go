@@ -29,7 +29,7 @@ func Compare(t T, a, b any) int {
 		return compareFloat(asFloat64(a), asFloat64(b))
 	case Numeric:
 		return compareNumeric(asDecimal(a), asDecimal(b))
-	case Text, Varchar, Unknown:
+	case Text, Varchar, Name, Unknown:
 		return strings.Compare(asString(a), asString(b))
 	case Bpchar:
 		return compareBpchar(asString(a), asString(b))

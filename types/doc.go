@@ -14,6 +14,7 @@
 //	real, double precision        float64 (real values are float32-exact)
 //	numeric                       *apd.Decimal (never mutated once built; Exponent gives the display scale)
 //	text, varchar(n), char(n)     string (char(n) values are stored blank-padded)
+//	name                          string (at most 63 bytes, name.go)
 //	date                          int32, days since 1970-01-01
 //	timestamp, timestamptz        int64, microseconds since 1970-01-01 00:00:00 (UTC for timestamptz)
 //	interval                      Interval{Months, Days int32; Micros int64}, PostgreSQL's three fields
@@ -27,8 +28,8 @@
 //
 // Arrow mapping (ArrowType): boolean=Boolean, smallint=Int16, integer=Int32,
 // bigint=Int64, real=Float32, double precision=Float64, numeric=String
-// (canonical text, keeping PostgreSQL's display scale), text/varchar/char=
-// String, date=Date32, timestamp=Timestamp(us), timestamptz=Timestamp(us, UTC),
+// (canonical text, keeping PostgreSQL's display scale), text/varchar/char/
+// name=String, date=Date32, timestamp=Timestamp(us), timestamptz=Timestamp(us, UTC),
 // interval=MonthDayNanoInterval (its time part limited to what int64
 // nanoseconds hold, ±2562047 hours; see interval.go). Interval output is
 // IntervalStyle postgres, the only style.

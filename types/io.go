@@ -14,7 +14,7 @@ func Format(t T, d any) string {
 	switch t.ID {
 	case Int2, Int4, Int8:
 		return strconv.FormatInt(asInt64(d), 10)
-	case Text, Varchar, Bpchar, Unknown:
+	case Text, Varchar, Bpchar, Name, Unknown:
 		return asString(d)
 	}
 	var scratch [64]byte
@@ -37,7 +37,7 @@ func AppendFormat(buf []byte, t T, d any) []byte {
 		return appendFloat(buf, asFloat64(d), 64)
 	case Numeric:
 		return appendNumeric(buf, asDecimal(d))
-	case Text, Varchar, Bpchar, Unknown:
+	case Text, Varchar, Bpchar, Name, Unknown:
 		return append(buf, asString(d)...)
 	case Date:
 		return appendDate(buf, asDate(d))
@@ -63,6 +63,8 @@ func Parse(t T, s string) (any, error) {
 		return datum(coerceVarchar(s, t, false))
 	case Bpchar:
 		return datum(coerceBpchar(s, t, false))
+	case Name:
+		return truncateName(s), nil
 	case Bool:
 		return datum(parseBool(s))
 	case Int2, Int4, Int8:

@@ -74,9 +74,10 @@ func HashExtended(t T, d any, seed uint64) uint64 {
 		return hashFloat8Extended(d.(float64), seed)
 	case Numeric:
 		return hashNumericExtended(d.(*apd.Decimal), seed)
-	case Text, Varchar, Unknown:
+	case Text, Varchar, Name, Unknown:
 		// hashtextextended under a deterministic collation (C here)
-		// hashes the raw bytes; varchar shares text's opclass.
+		// hashes the raw bytes; varchar shares text's opclass, and
+		// hashnameextended hashes name's bytes the same way.
 		return hashBytesExtended(d.(string), seed)
 	case Bpchar:
 		// hashbpcharextended ignores trailing blanks, as bpchar

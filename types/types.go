@@ -27,6 +27,8 @@ const (
 	Timestamp
 	TimestampTZ
 	IntervalType
+	// Name is PostgreSQL's name, the 63-byte identifier type (name.go).
+	Name
 	numIDs
 )
 
@@ -59,6 +61,7 @@ var (
 	// IntervalT is interval without fields or precision; an interval's
 	// typmod (PostgreSQL's, IntervalTypmod) is in Len.
 	IntervalT = T{ID: IntervalType, Len: -1}
+	NameT     = T{ID: Name, Len: -1}
 )
 
 // Base returns t without its modifier.
@@ -80,13 +83,14 @@ var idNames = [numIDs]string{
 	Timestamp:    "timestamp without time zone",
 	TimestampTZ:  "timestamp with time zone",
 	IntervalType: "interval",
+	Name:         "name",
 }
 
 // OIDs of the types in PostgreSQL's catalog, for the wire and remote layers.
 var idOIDs = [numIDs]uint32{
 	Unknown: 705, Bool: 16, Int2: 21, Int4: 23, Int8: 20, Float4: 700, Float8: 701,
 	Numeric: 1700, Text: 25, Varchar: 1043, Bpchar: 1042, Date: 1082, Timestamp: 1114, TimestampTZ: 1184,
-	IntervalType: 1186,
+	IntervalType: 1186, Name: 19,
 }
 
 // OID returns the PostgreSQL type OID.
@@ -122,8 +126,9 @@ func (t T) IsFloat() bool { return t.ID == Float4 || t.ID == Float8 }
 // IsNumeric reports whether t is in PostgreSQL's numeric category.
 func (t T) IsNumeric() bool { return t.IsInteger() || t.IsFloat() || t.ID == Numeric }
 
-// IsString reports whether t is in PostgreSQL's string category.
-func (t T) IsString() bool { return t.ID == Text || t.ID == Varchar || t.ID == Bpchar }
+// IsString reports whether t is in PostgreSQL's string category (name
+// included: its typcategory is S too).
+func (t T) IsString() bool { return t.ID == Text || t.ID == Varchar || t.ID == Bpchar || t.ID == Name }
 
 // IsDatetime reports whether t is date, timestamp or timestamptz.
 func (t T) IsDatetime() bool { return t.ID == Date || t.ID == Timestamp || t.ID == TimestampTZ }
@@ -152,7 +157,7 @@ func (t T) ArrowType() arrow.DataType {
 	case IntervalType:
 		// See interval.go for why MonthDayNano.
 		return arrow.FixedWidthTypes.MonthDayNanoInterval
-	default: // Numeric, strings, Unknown
+	default: // Numeric, strings (name included), Unknown
 		return arrow.BinaryTypes.String
 	}
 }
