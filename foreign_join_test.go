@@ -34,7 +34,7 @@ func TestJoinPushdown(t *testing.T) {
 		{"SELECT c.name, n.note FROM custs c FULL JOIN notes n ON n.cust = c.id",
 			[]string{"(public.custs c) FULL JOIN (public.notes n)"}, nil},
 		{"SELECT count(*) FROM orders o JOIN custs c ON c.id = o.cust JOIN notes n ON n.cust = c.id",
-			[]string{"Relations: ((", "(public.notes n)", "(public.orders o)", "(public.custs c)"}, []string{"Hash Join"}},
+			[]string{"Relations: Aggregate on (((", "(public.notes n)", "(public.orders o)", "(public.custs c)"}, []string{"Hash Join", "Aggregate\n"}},
 		// A local table joins locally (here first, as it is tiny).
 		{"SELECT o.id, t.label FROM orders o JOIN custs c ON c.id = o.cust JOIN local_tiers t ON t.tier = c.tier",
 			[]string{"Hash Join", "Seq Scan on public.local_tiers t"}, nil},

@@ -109,6 +109,9 @@ func TestCancelEachLongOperator(t *testing.T) {
 		{"LIKE", "4MB", "SELECT count(*) FROM " + series + " WHERE g::text LIKE '%99%9'", ""},
 		{"IN list", "4MB", "SELECT count(*) FROM " + series + " WHERE g IN (" + strings.Join(in, ",") + ")", ""},
 		{"numeric series", "4MB", "SELECT count(*) FROM generate_series(1::numeric, 1e12::numeric) g", ""},
+		// One long run of a SubPlan, and many short ones.
+		{"inside a SubPlan", "4MB", "SELECT (SELECT count(*) FROM " + series + " WHERE g > o.x) FROM generate_series(1, 3) o(x)", ""},
+		{"SubPlan per row", "4MB", "SELECT count(*) FROM " + series + " WHERE g = 0 OR EXISTS (SELECT 1 FROM generate_series(1, 100) h WHERE h = g % 1000 + random()::int)", ""},
 		// Reading /dev/zero may also reach the 1 GB line limit first.
 		{"COPY FROM /dev/zero", "4MB", "COPY t FROM '/dev/zero'", "54000"},
 	} {

@@ -58,6 +58,9 @@ type aggOp struct {
 	done bool
 
 	spill aggSpill // hash partitions and memory (agg_spill.go)
+	// gsets, when this aggregates one grouping set, is the Agg of all the
+	// sets, whose tables share work_mem (agg_grouping_sets.go).
+	gsets *groupingSetsAgg
 }
 
 // aggState is the per-group state of one aggregate. update folds nrows
@@ -74,9 +77,20 @@ func newAgg(p *nodes.Agg, ec *ExecContext) (Operator, error) {
 		return nil, err
 	}
 	a := &aggOp{plan: p, ec: ec, child: child}
-	if a.keys, err = compileExprs(p.GroupKeys, ec); err != nil {
+	if err := a.compile(); err != nil {
 		child.Close()
 		return nil, err
+	}
+	return a, nil
+}
+
+// compile prepares the group keys, the aggregates' arguments and the
+// schema of the Agg's own rows.
+func (a *aggOp) compile() error {
+	p, ec := a.plan, a.ec
+	var err error
+	if a.keys, err = compileExprs(p.GroupKeys, ec); err != nil {
+		return err
 	}
 	fields := make([]nodes.Field, 0, len(p.GroupKeys)+len(p.Aggs))
 	for i, k := range p.GroupKeys {
@@ -92,14 +106,13 @@ func newAgg(p *nodes.Agg, ec *ExecContext) (Operator, error) {
 		}
 		args, err := compileExprs(exprs, ec)
 		if err != nil {
-			child.Close()
-			return nil, err
+			return err
 		}
 		a.args = append(a.args, args)
 		fields = append(fields, nodes.Field{Name: "agg" + itoa(i), T: call.T})
 	}
 	a.schema = schemaOf(fields)
-	return a, nil
+	return nil
 }
 
 func (a *aggOp) Open(ctx context.Context) error {

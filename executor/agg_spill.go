@@ -114,7 +114,7 @@ func (s *aggSpill) startBatch(a *aggOp, rows int) {
 	if a.ngroups > 0 {
 		perGroup += s.keyBytes / int64(a.ngroups)
 	}
-	room := (a.ec.hashMem() - s.estimate(a)) / perGroup
+	room := (a.ec.hashMem() - s.estimate(a) - a.otherSetsMem()) / perGroup
 	s.groupLimit = a.ngroups + int(max(room, 1))
 }
 
@@ -242,7 +242,7 @@ func (a *aggOp) nextPartition(ctx context.Context) (bool, error) {
 // explainSpill records the HashAggregate line of EXPLAIN ANALYZE.
 func (a *aggOp) explainSpill() {
 	s := &a.spill
-	if a.ec.Stats == nil || a.plan.Strategy != nodes.AggHashed {
+	if a.ec.Stats == nil || a.plan.Strategy != nodes.AggHashed || a.gsets != nil {
 		return
 	}
 	line := "Batches: " + itoa(s.batches) + "  Memory Usage: " + kB(s.mem.peak)

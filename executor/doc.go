@@ -151,4 +151,8 @@
 //   - Teardown: Close cancels the workers, drains and releases their
 //     queued batches, waits for every goroutine, then frees the shared
 //     snapshot; no goroutine outlives the statement.
+//   - Parallel Hash Join: the copies of one join build one hash table
+//     together (each hashes its morsels of the inner side), meet at a
+//     barrier that counts only the participants that came, and then probe
+//     the shared table read-only (parallel_hash.go); the Gather frees it.
 package executor

@@ -81,6 +81,8 @@ func compileNode(e nodes.Expr, ec *ExecContext) (evaluator, error) {
 			ec.params = &paramValues{}
 		}
 		return &paramEval{p: x, values: ec.params}, nil
+	case *nodes.SubPlan:
+		return compileSubPlan(x, ec)
 	case *nodes.Const:
 		c := &constEval{t: x.T, v: x.Value}
 		ec.consts = append(ec.consts, c)

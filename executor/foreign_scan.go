@@ -142,7 +142,8 @@ func (f *foreignScan) Open(ctx context.Context) error {
 		return err
 	}
 	f.eof = false
-	f.cursor, err = conn.OpenCursor(ctx, f.plan.RemoteSQL)
+	sql, params := f.keyFilterSQL()
+	f.cursor, err = conn.OpenCursorParams(ctx, sql, params)
 	if err != nil {
 		return err
 	}

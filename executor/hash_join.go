@@ -111,6 +111,12 @@ type hashJoin struct {
 	innerNull   bool  // one of them had a NULL key
 	buckets     int   // the most buckets of a table built
 	origBuckets int   // the buckets sized by the planner's estimate
+
+	// par is the build this copy of a Parallel Hash Join shares with the
+	// other participants of its Gather (parallel_hash.go); nil otherwise.
+	par         *sharedHash
+	tableShared bool  // j.table is par's: never released here
+	sharedPeak  int64 // the shared table's memory, for EXPLAIN
 }
 
 func (*hashJoin) ownsQual() {}
@@ -155,6 +161,9 @@ func newHashJoin(p *nodes.HashJoin, ec *ExecContext) (Operator, error) {
 		j.joinRemoved = &ec.Stats.Node(p.ID).RowsRemovedByJoinFilter
 	}
 	j.origBuckets = plannedBuckets(p.Inner.Rows, usualHashMem(ec))
+	if p.Parallel && ec.parallel != nil {
+		j.joinShared(ec.parallel)
+	}
 	if j.outer, err = Build(p.Outer, ec); err != nil {
 		return nil, err
 	}
@@ -348,8 +357,11 @@ func (j *hashJoin) produce(ctx context.Context) (arrow.RecordBatch, error) {
 // start runs the first build (or skips it), as ExecHashJoin's
 // HJ_BUILD_HASHTABLE.
 func (j *hashJoin) start(ctx context.Context) error {
+	if j.par != nil {
+		return j.startShared(ctx)
+	}
 	typ := j.plan.Type
-	if !fillInner(typ) && (fillOuter(typ) || j.plan.Outer.Base().StartupCost < j.plan.Inner.TotalCost) {
+	if !fillInner(typ) && j.plan.PassKeys == nil && (fillOuter(typ) || j.plan.Outer.Base().StartupCost < j.plan.Inner.TotalCost) {
 		b, err := j.outerNext(ctx)
 		if err == io.EOF {
 			j.state = hjDone
@@ -384,6 +396,11 @@ func (j *hashJoin) start(ctx context.Context) error {
 		return nil
 	}
 	j.probeSrc = j.outerNext
+	if j.plan.PassKeys != nil {
+		if err := j.passKeys(split); err != nil {
+			return err
+		}
+	}
 	if split {
 		j.state = hjPartitionProbe
 		return nil
@@ -895,17 +912,36 @@ func (j *hashJoin) fanoutFor(level int, rows, bytes int64) int {
 
 // finishTable makes the builder's rows the table.
 func (j *hashJoin) finishTable() error {
-	bd := &j.bld
+	t, buckets, err := j.tableOf(&j.bld, j.minBuckets())
+	if err != nil {
+		return err
+	}
+	j.table = t
+	j.buckets = max(j.buckets, buckets)
+	var n int64
+	if t.batch != nil {
+		n = batchBytes(t.batch)
+	}
+	if err := j.mem.resize(n + tableBytes(t.rows, buckets, t.keys, t.matched != nil)); err != nil {
+		return err
+	}
+	j.recordHash()
+	return nil
+}
+
+// tableOf makes the rows of bd a table of at least minBuckets buckets,
+// emptying bd.
+func (j *hashJoin) tableOf(bd *tableBuilder, minBuckets int) (*hashTable, int, error) {
 	batch, err := concatBuildBatches(j.shape.inner, bd.batches)
 	bd.batches = nil
 	if err != nil {
-		return err
+		return nil, 0, err
 	}
 	var nullKey []bool
 	if bd.anyNull {
 		nullKey = bd.nullKey
 	}
-	buckets := bucketsFor(bd.rows, j.minBuckets())
+	buckets := bucketsFor(bd.rows, minBuckets)
 	if bd.rows == 0 {
 		buckets = 1
 	}
@@ -921,21 +957,15 @@ func (j *hashJoin) finishTable() error {
 		t.matched = newBitmap(t.rows)
 	}
 	*bd = tableBuilder{}
-	j.table = t
-	j.buckets = max(j.buckets, buckets)
-	var n int64
-	if t.batch != nil {
-		n = batchBytes(t.batch)
-	}
-	if err := j.mem.resize(n + tableBytes(t.rows, buckets, t.keys, t.matched != nil)); err != nil {
-		return err
-	}
-	j.recordHash()
-	return nil
+	return t, buckets, nil
 }
 
 // releaseTable drops the table of the partition before.
 func (j *hashJoin) releaseTable() {
+	if j.tableShared {
+		j.table, j.tableShared = nil, false // the Gather frees it
+		return
+	}
 	if j.table != nil {
 		discarded(j.mem.bytes)
 		j.table.release()
@@ -993,7 +1023,7 @@ func (j *hashJoin) recordHash() {
 		OriginalBuckets: int64(j.origBuckets),
 		Batches:         int64(1 + j.spill.batches),
 		OriginalBatches: 1,
-		PeakMemory:      j.mem.peak,
+		PeakMemory:      max(j.mem.peak, j.sharedPeak),
 	}
 }
 

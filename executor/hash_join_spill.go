@@ -63,12 +63,17 @@ type joinSpill struct {
 	batches      int // partitions the splits added (EXPLAIN's Batches - 1)
 	sel          [joinFanout][]int32
 	scratch      keyScratch
+	// shared are the build partitions of a spilled Parallel Hash, written
+	// by all the participants (parallel_hash.go): read here, never closed.
+	shared [joinFanout][]*spillFile
 }
 
 // joinPartition is a pair of spilled partitions to join; level is the
-// level by whose bits it splits, if it must.
+// level by whose bits it splits, if it must. A Parallel Hash's build
+// partition is shared instead of build.
 type joinPartition struct {
 	build, probe *spillFile
+	shared       []*spillFile
 	level        int
 }
 
@@ -236,7 +241,7 @@ func (j *hashJoin) partitionProbe(ctx context.Context) error {
 	}
 	return j.writeGroups(&s.probe, b, func(p int) bool {
 		// Nothing in an empty build partition matches.
-		return s.build[p] == nil && !fillOuter(typ)
+		return s.build[p] == nil && s.shared[p] == nil && !fillOuter(typ)
 	})
 }
 
@@ -246,15 +251,15 @@ func (j *hashJoin) queuePartitions() error {
 	s := &j.spill
 	typ := j.plan.Type
 	for p := joinFanout - 1; p >= 0; p-- {
-		bf, pf := s.build[p], s.probe[p]
-		s.build[p], s.probe[p] = nil, nil
+		bf, pf, shared := s.build[p], s.probe[p], s.shared[p]
+		s.build[p], s.probe[p], s.shared[p] = nil, nil, nil
 		var err error
 		for _, f := range []*spillFile{bf, pf} {
 			if f != nil && err == nil {
 				err = f.finish()
 			}
 		}
-		if err != nil || (bf == nil && !fillOuter(typ)) || (pf == nil && !fillInner(typ)) {
+		if err != nil || (bf == nil && shared == nil && !fillOuter(typ)) || (pf == nil && !fillInner(typ)) {
 			if bf != nil {
 				bf.close()
 			}
@@ -266,7 +271,7 @@ func (j *hashJoin) queuePartitions() error {
 			}
 			continue
 		}
-		s.pending = append(s.pending, joinPartition{build: bf, probe: pf, level: s.level + 1})
+		s.pending = append(s.pending, joinPartition{build: bf, probe: pf, shared: shared, level: s.level + 1})
 	}
 	return nil
 }
@@ -319,6 +324,11 @@ func (j *hashJoin) nextPartition(ctx context.Context) error {
 	var rows, bytes int64
 	if p.build != nil {
 		rows, bytes = p.build.rows, p.build.bytes
+	}
+	if p.shared != nil {
+		r := newSharedReader(p.shared)
+		defer r.close()
+		src, rows, bytes = r.next, r.rows, r.bytes
 	}
 	split, err := j.build(ctx, src, p.level, rows, bytes)
 	if err != nil {

@@ -24,10 +24,12 @@ import (
 	"github.com/pgfed/pgfed/types"
 )
 
-// paramValues are the statement's Param values.
+// paramValues are the statement's Param values; a SubPlan's layer
+// (parent set) holds the Params of its subquery's runs over them.
 type paramValues struct {
 	mu     sync.RWMutex
 	values map[int]any
+	parent *paramValues
 }
 
 func (p *paramValues) set(id int, v any) {
@@ -41,8 +43,11 @@ func (p *paramValues) set(id int, v any) {
 
 func (p *paramValues) get(id int) (any, bool) {
 	p.mu.RLock()
-	defer p.mu.RUnlock()
 	v, ok := p.values[id]
+	p.mu.RUnlock()
+	if !ok && p.parent != nil {
+		return p.parent.get(id)
+	}
 	return v, ok
 }
 

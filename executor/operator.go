@@ -84,6 +84,14 @@ type ExecContext struct {
 	// arrays Release frees.
 	consts []*constEval
 
+	// subPlans are the SubPlan evaluators compiled by the node being
+	// built, which Build hands to its subPlanHost (subplan.go).
+	subPlans []*subPlanEval
+
+	// ctes are the stores of the statement's CTEs and the work tables of
+	// its Recursive Unions (cte_scan.go).
+	ctes *cteRegistry
+
 	// foreignReturned receives the rows a ForeignModify's remote
 	// RETURNING gave back (full rows of its table), for the statement's
 	// RETURNING; nil without one.
@@ -157,6 +165,8 @@ func Build(p nodes.Plan, ec *ExecContext) (Operator, error) {
 	if ec.params == nil {
 		ec.params = &paramValues{}
 	}
+	ec.cteRegistry() // before any copy of ec is made (SubPlans)
+	mark := len(ec.subPlans)
 	var op Operator
 	var err error
 	switch n := p.(type) {
@@ -173,6 +183,10 @@ func Build(p nodes.Plan, ec *ExecContext) (Operator, error) {
 	case *nodes.Append:
 		op, err = newAppend(n, ec)
 	case *nodes.Agg:
+		if n.GroupingSets != nil {
+			op, err = newGroupingSetsAgg(n, ec)
+			break
+		}
 		op, err = newAgg(n, ec)
 	case *nodes.Sort:
 		op, err = newSort(n, ec)
@@ -195,11 +209,27 @@ func Build(p nodes.Plan, ec *ExecContext) (Operator, error) {
 	case *nodes.Hash:
 		return nil, pgerr.Internal("executor: a Hash node runs only as the inner side of its Hash Join")
 	case *nodes.NestedLoop:
-		op, err = newNestedLoop(n, ec)
+		if len(n.Params) > 0 {
+			op, err = newParamLoop(n, ec)
+		} else {
+			op, err = newNestedLoop(n, ec)
+		}
+	case *nodes.MergeJoin:
+		op, err = newMergeJoin(n, ec)
 	case *nodes.Material:
 		op, err = newMaterial(n, ec)
 	case *nodes.WindowAgg:
 		op, err = newWindowAgg(n, ec)
+	case *nodes.SetOp:
+		op, err = newSetOp(n, ec)
+	case *nodes.ResultProject:
+		op, err = newResultProject(n, ec)
+	case *nodes.CTEScan:
+		op, err = newCTEScan(n, ec)
+	case *nodes.RecursiveUnion:
+		op, err = newRecursiveUnion(n, ec)
+	case *nodes.WorkTableScan:
+		op, err = newWorkTableScan(n, ec)
 	default:
 		return nil, pgerr.Internal("executor: no operator for plan node %T", p)
 	}
@@ -215,8 +245,17 @@ func Build(p nodes.Plan, ec *ExecContext) (Operator, error) {
 		}
 		op = &filterProject{child: op, qual: q}
 	}
+	if len(ec.subPlans) > mark {
+		op = &subPlanHost{Operator: op, evals: append([]*subPlanEval(nil), ec.subPlans[mark:]...)}
+		ec.subPlans = ec.subPlans[:mark]
+	}
 	if ec.Stats != nil {
 		op = &instrumented{Operator: op, stats: ec.Stats.Node(b.ID), timing: ec.Stats.Timing}
+	}
+	if len(b.CTEs) > 0 {
+		if op, err = newCTEHolder(op, b.CTEs, ec); err != nil {
+			return nil, err
+		}
 	}
 	if len(b.InitPlans) > 0 {
 		return newInitPlanRunner(op, b.InitPlans, ec)

@@ -93,6 +93,16 @@ type parallelShared struct {
 	ownedShares bool
 	// appends are the claims of Parallel Appends' non-partial children.
 	appends map[int][]atomic.Bool
+	// planned is the number of workers the Gather planned (Parallel
+	// Hash's memory budget counts them, as PostgreSQL's does).
+	planned int
+	// hashes are the shared builds of Parallel Hash Joins
+	// (parallel_hash.go), and stealAll the Parallel Seq Scans below their
+	// Parallel Hashes, whose morsels any participant may take even under
+	// a Gather Merge: a participant that comes after the build has ended
+	// no longer reads the inner side.
+	hashes   map[int]*sharedHash
+	stealAll map[int]bool
 }
 
 // appendClaims returns the claim flags of the children of the Parallel
@@ -141,18 +151,23 @@ func (ps *parallelShared) scan(id int, batches func() []arrow.RecordBatch, morse
 	s := ps.scans[id]
 	if s == nil {
 		s = newParallelScan(batches(), morselRows, ps.participants)
-		s.ownedShares = ps.ownedShares
+		s.ownedShares = ps.ownedShares && !ps.stealAll[id]
 		ps.scans[id] = s
 	}
 	return s
 }
 
-// release frees the snapshots; every participant must be done.
+// release frees the snapshots and the shared hash tables; every
+// participant must be done.
 func (ps *parallelShared) release() {
 	for _, s := range ps.scans {
 		s.release()
 	}
 	ps.scans = nil
+	for _, h := range ps.hashes {
+		h.release()
+	}
+	ps.hashes = nil
 }
 
 // parallelScan shares a table's batches out in morsels of at most
@@ -459,6 +474,7 @@ func (g *gatherBase) launch(ctx context.Context, child nodes.Plan, planned int, 
 	}
 	g.shared = newParallelShared(participants, g.ec.Remote)
 	g.shared.ownedShares = ownedShares
+	g.shared.planned = planned
 	if launched > 0 {
 		ws, err := startWorkers(ctx, child, g.ec, g.shared, launched, first, g.build)
 		if err != nil {

@@ -66,6 +66,7 @@ var settingDefs = map[string]settingDef{
 	"enable_partitionwise_aggregate": {kind: boolSetting, def: "off"},
 	"enable_partitionwise_join":      {kind: boolSetting, def: "off"},
 	"enable_parallel_append":         {kind: boolSetting, def: "on"},
+	"enable_parallel_hash":           {kind: boolSetting, def: "on"},
 	"enable_async_append":            {kind: boolSetting, def: "on"},
 	// Parallel query, with PostgreSQL's defaults and ranges.
 	"max_parallel_workers_per_gather": {kind: intSetting, def: "2", min: 0, max: 1024},
@@ -78,6 +79,9 @@ var settingDefs = map[string]settingDef{
 	// pgfed.pushdown off keeps all work on foreign tables local, to check
 	// that pushdown changes nothing but speed.
 	"pgfed.pushdown": {kind: boolSetting, def: "on"},
+	// pgfed.pass_join_keys: a hash join with a small local build side
+	// sends its keys to the foreign scan it probes (planner/key_passing.go).
+	"pgfed.pass_join_keys": {kind: boolSetting, def: "on"},
 	// pgfed.two_phase_commit commits a transaction that wrote on several
 	// remote servers atomically (remote/twophase.go).
 	"pgfed.two_phase_commit": {kind: boolSetting, def: "off"},

@@ -102,6 +102,9 @@ func (e *explainer) node(p nodes.Plan, relationship string, member int) {
 			strategy := "Plain"
 			if a.Strategy == nodes.AggHashed {
 				strategy = "Hashed"
+				if a.HasEmptySet() {
+					strategy = "Mixed"
+				}
 			}
 			w.textProp("Strategy", strategy)
 			mode := "Simple"
@@ -109,6 +112,13 @@ func (e *explainer) node(p nodes.Plan, relationship string, member int) {
 				mode = a.Split
 			}
 			w.textProp("Partial Mode", mode)
+		}
+		if so, ok := p.(*nodes.SetOp); ok {
+			strategy := "Sorted"
+			if so.Strategy == nodes.SetOpHashed {
+				strategy = "Hashed"
+			}
+			w.textProp("Strategy", strategy)
 		}
 		if m, ok := p.(*nodes.ModifyTable); ok {
 			w.textProp("Operation", m.NodeType())
@@ -137,6 +147,10 @@ func (e *explainer) node(p nodes.Plan, relationship string, member int) {
 	if t, ok := e.target(p, member); ok {
 		e.writeTarget(t)
 	}
+	if so, ok := p.(*nodes.SetOp); ok && w.json {
+		// TEXT has the command in the node's name ("HashSetOp Except").
+		w.textProp("Command", so.Cmd.String())
+	}
 	if typ, ok := joinType(p); ok && w.json {
 		// TEXT has the join type in the node's name ("Hash Left Join").
 		w.textProp("Join Type", joinTypeName(typ))
@@ -150,8 +164,9 @@ func (e *explainer) node(p nodes.Plan, relationship string, member int) {
 	}
 
 	// The details, in explain.c's order: output, then what the node does.
-	if e.o.Verbose && !isAppend {
-		// PostgreSQL suppresses an Append's output list as unhelpful.
+	if _, isRecursive := p.(*nodes.RecursiveUnion); e.o.Verbose && !isAppend && !isRecursive {
+		// PostgreSQL suppresses an Append's (and a Recursive Union's)
+		// output list as unhelpful.
 		if items := e.output(p); len(items) > 0 {
 			strs := make([]string, len(items))
 			for i, it := range items {
@@ -177,6 +192,14 @@ func (e *explainer) node(p nodes.Plan, relationship string, member int) {
 		}
 		e.joinFilter(x.JoinFilter, ns)
 		e.filter(b, ns)
+	case *nodes.MergeJoin:
+		if conds := x.MergeCond(); len(conds) == 1 {
+			w.textProp("Merge Cond", conds[0])
+		} else {
+			w.textProp("Merge Cond", "("+strings.Join(conds, " AND ")+")")
+		}
+		e.joinFilter(x.JoinFilter, ns)
+		e.filter(b, ns)
 	case *nodes.NestedLoop:
 		e.joinFilter(x.JoinFilter, ns)
 		e.filter(b, ns)
@@ -194,7 +217,9 @@ func (e *explainer) node(p nodes.Plan, relationship string, member int) {
 		}
 		e.filter(b, ns)
 	case *nodes.Agg:
-		if len(x.GroupKeys) > 0 {
+		if x.GroupingSets != nil {
+			groupingSetKeys(w, x)
+		} else if len(x.GroupKeys) > 0 {
 			w.listProp("Group Key", exprStrings(x.GroupKeys))
 		}
 		// PostgreSQL shows HAVING as Filter, and the hash table's
@@ -260,21 +285,24 @@ func (e *explainer) node(p nodes.Plan, relationship string, member int) {
 		w.numProp("Subplans Removed", "0", "")
 	}
 
-	if kids := p.Children(); len(kids) > 0 || len(b.InitPlans) > 0 {
+	if kids := p.Children(); len(kids) > 0 || len(b.InitPlans) > 0 || len(b.SubPlans) > 0 || len(b.CTEs) > 0 {
 		rel := childRelationship(p)
 		_, isJoin := joinType(p)
+		_, isRecursive := p.(*nodes.RecursiveUnion)
 		w.openGroup("Plans", true)
+		e.ctePlans(b.CTEs)
 		e.initPlans(b.InitPlans)
 		for i, k := range kids {
 			pos := 0
 			if isAppend {
 				pos = i + 1
 			}
-			if isJoin && i == 1 {
+			if (isJoin || isRecursive) && i == 1 {
 				rel = "Inner" // a join's second child is its inner side
 			}
 			e.node(k, rel, pos)
 		}
+		e.subPlans(b.SubPlans)
 		w.closeGroup(true)
 	}
 	if w.json {
@@ -302,6 +330,24 @@ func (e *explainer) initPlans(inits []*nodes.InitPlan) {
 	}
 }
 
+// subPlans writes the SubPlans of a node's expressions after its
+// children, as PostgreSQL 15 does: "SubPlan 2" over each plan.
+func (e *explainer) subPlans(sps []*nodes.SubPlan) {
+	w := &e.w
+	for _, sp := range sps {
+		if w.json {
+			e.subplan = sp.Name()
+			e.node(sp.Plan, "SubPlan", 0)
+			continue
+		}
+		w.spaces()
+		w.buf.WriteString(sp.Name() + "\n")
+		w.indent++
+		e.node(sp.Plan, "SubPlan", 0)
+		w.indent--
+	}
+}
+
 // parallelAware is JSON's "Parallel Aware": the node shares its work
 // out among the participants of a Gather.
 func parallelAware(p nodes.Plan) bool {
@@ -309,6 +355,10 @@ func parallelAware(p nodes.Plan) bool {
 	case *nodes.SeqScan:
 		return x.Parallel
 	case *nodes.Append:
+		return x.Parallel
+	case *nodes.HashJoin:
+		return x.Parallel
+	case *nodes.Hash:
 		return x.Parallel
 	}
 	return false
@@ -377,6 +427,8 @@ func joinType(p nodes.Plan) (nodes.JoinType, bool) {
 		return x.Type, true
 	case *nodes.NestedLoop:
 		return x.Type, true
+	case *nodes.MergeJoin:
+		return x.Type, true
 	}
 	return 0, false
 }
@@ -430,16 +482,80 @@ func (e *explainer) hashInfo(ns *NodeStats) {
 	w.buf.WriteString("Buckets: " + itoa(h.Buckets) + "  Batches: " + itoa(h.Batches) + "  Memory Usage: " + peak + "kB\n")
 }
 
+// groupingSetKeys prints an Agg's grouping sets as PostgreSQL's
+// show_grouping_set_keys: "Hash Key: a, b" per hashed set, then "Group
+// Key: ()" per empty set; in JSON, "Grouping Sets" with a "Hash Keys"
+// group per hashed set and one "Group Keys" group of the empty sets.
+func groupingSetKeys(w *writer, a *nodes.Agg) {
+	w.openGroup("Grouping Sets", true)
+	empty := 0
+	for _, set := range a.GroupingSets {
+		if len(set) == 0 {
+			empty++
+			continue
+		}
+		keys := make([]string, len(set))
+		for i, k := range set {
+			keys[i] = a.GroupKeys[k].String()
+		}
+		if !w.json {
+			w.listProp("Hash Key", keys)
+			continue
+		}
+		w.openGroup("", false)
+		w.openGroup("Hash Keys", true)
+		w.jsonList(keys)
+		w.closeGroup(true)
+		w.closeGroup(false)
+	}
+	if empty > 0 && w.json {
+		w.openGroup("", false)
+		w.openGroup("Group Keys", true)
+		for i := 0; i < empty; i++ {
+			w.jsonList(nil)
+		}
+		w.closeGroup(true)
+		w.closeGroup(false)
+	}
+	for i := 0; i < empty && !w.json; i++ {
+		w.textProp("Group Key", "()")
+	}
+	w.closeGroup(true)
+}
+
+// jsonList writes an unlabelled JSON array of strings on one line.
+func (w *writer) jsonList(items []string) {
+	w.member()
+	w.buf.WriteByte('[')
+	for i, it := range items {
+		if i > 0 {
+			w.buf.WriteString(", ")
+		}
+		w.buf.WriteString(jsonString(it))
+	}
+	w.buf.WriteByte(']')
+}
+
 // jsonNodeType is the "Node Type" of non-text formats, where PostgreSQL
 // spells the executor node's name, not the TEXT headline.
 func jsonNodeType(p nodes.Plan) string {
 	switch p.(type) {
 	case *nodes.HashJoin:
 		return "Hash Join" // the join type is a property of its own
+	case *nodes.Hash:
+		return "Hash" // a Parallel Hash says so in "Parallel Aware"
+	case *nodes.SeqScan:
+		return "Seq Scan" // so does a Parallel Seq Scan
+	case *nodes.Append:
+		return "Append"
 	case *nodes.NestedLoop:
 		return "Nested Loop"
+	case *nodes.MergeJoin:
+		return "Merge Join"
 	case *nodes.Agg:
 		return "Aggregate"
+	case *nodes.SetOp:
+		return "SetOp"
 	case *nodes.ModifyTable:
 		return "ModifyTable"
 	case *nodes.ForeignScan, *nodes.ForeignModify:
@@ -729,6 +845,10 @@ func (e *explainer) target(p nodes.Plan, member int) (relTarget, bool) {
 		return relTarget{alias: "*VALUES*"}, true
 	case *nodes.SubqueryScan:
 		return relTarget{alias: subqueryAlias(x, member)}, true
+	case *nodes.CTEScan:
+		return relTarget{tag: "CTE Name", object: x.CTE.Name, alias: x.Alias}, true
+	case *nodes.WorkTableScan:
+		return relTarget{tag: "CTE Name", object: x.Name, alias: x.Alias}, true
 	}
 	return relTarget{}, false
 }
@@ -856,6 +976,10 @@ func (e *explainer) output(p nodes.Plan) []outItem {
 		// An unaliased subquery has no name its columns could be
 		// qualified with here; PostgreSQL's "*SELECT* n" is positional.
 		return e.fieldItems(x.Alias, b.Out)
+	case *nodes.CTEScan:
+		return e.fieldItems(x.Alias, b.Out)
+	case *nodes.WorkTableScan:
+		return e.fieldItems(x.Alias, b.Out)
 	case *nodes.Agg:
 		items := exprItems(p, x.GroupKeys)
 		for _, a := range x.Aggs {
@@ -957,7 +1081,7 @@ func countRelations(p nodes.Plan) int {
 			seen[tableRef{x.Table, x.Table.Name}] = true
 		case *nodes.ForeignScan:
 			seen[tableRef{x.Table, x.Alias}] = true
-		case *nodes.ValuesScan, *nodes.FunctionScan, *nodes.SubqueryScan:
+		case *nodes.ValuesScan, *nodes.FunctionScan, *nodes.SubqueryScan, *nodes.CTEScan, *nodes.WorkTableScan:
 			seen[q] = true
 		}
 	})

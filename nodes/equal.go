@@ -29,6 +29,8 @@ func Equal(a, b Expr) bool {
 	case *Param:
 		y, ok := b.(*Param)
 		return ok && x.ID == y.ID
+	case *SubPlan:
+		return a == b // each SubPlan is its own subquery
 	case *OpExpr:
 		y, ok := b.(*OpExpr)
 		return ok && x.Op == y.Op && Equal(x.Left, y.Left) && Equal(x.Right, y.Right)

@@ -363,5 +363,12 @@ func WalkExpr(e Expr, fn func(Expr)) {
 		for _, a := range x.Args {
 			WalkExpr(a, fn)
 		}
+	case *SubPlan:
+		// Its Args and HashLeft are the outer row's; its Test and
+		// HashRight read the subquery's rows, as its Plan does.
+		for _, a := range x.Args {
+			WalkExpr(a, fn)
+		}
+		WalkExpr(x.HashLeft, fn)
 	}
 }

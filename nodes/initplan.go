@@ -19,13 +19,22 @@ type InitPlan struct {
 	Exists bool
 }
 
-// Param reads the value an InitPlan computed.
+// Param reads the value an InitPlan computed, or one a SubPlan or a
+// parameterized Nested Loop set from its outer row before a run. Name,
+// when set, is what EXPLAIN prints for it: the outer expression, as
+// PostgreSQL 15 prints a correlated subquery's outer references.
 type Param struct {
-	ID int
-	T  types.T
+	ID   int
+	T    types.T
+	Name string
 }
 
-func (p *Param) Type() types.T  { return p.T }
-func (p *Param) String() string { return "$" + strconv.Itoa(p.ID) }
+func (p *Param) Type() types.T { return p.T }
+func (p *Param) String() string {
+	if p.Name != "" {
+		return p.Name
+	}
+	return "$" + strconv.Itoa(p.ID)
+}
 
 var _ Expr = (*Param)(nil)

@@ -57,10 +57,32 @@ type HashJoin struct {
 	// row whose key is NULL, or any outer row once an inner key is NULL,
 	// is not returned; when it has none, every outer row is.
 	NullAware bool
+	// Parallel marks a parallel-aware join under a Gather (PostgreSQL's
+	// Parallel Hash Join): its Inner is a Parallel Hash, whose one table
+	// the participants build together from a parallel-aware inner side
+	// and then each probe with their share of the outer rows.
+	Parallel bool
+	// PassKeys, when set, hands the distinct values of inner key
+	// PassKeys.Key to the foreign scan on the outer side once the table
+	// is built, before the outer side starts (key_passing.go).
+	PassKeys *PassKeys
+}
+
+// PassKeys is a hash join's key passing: the build side's distinct
+// values of InnerKeys[Key] set Param, which the outer Foreign Scan's
+// KeyFilter sends to its server.
+type PassKeys struct {
+	Key   int
+	Param int
 }
 
 func (j *HashJoin) Children() []Plan { return []Plan{j.Outer, j.Inner} }
-func (j *HashJoin) NodeType() string { return joinName("Hash", j.Type) }
+func (j *HashJoin) NodeType() string {
+	if j.Parallel {
+		return "Parallel " + joinName("Hash", j.Type)
+	}
+	return joinName("Hash", j.Type)
+}
 
 // HashCond is the join's hash clauses as EXPLAIN prints them.
 func (j *HashJoin) HashCond() []string {
@@ -76,10 +98,23 @@ func (j *HashJoin) HashCond() []string {
 type Hash struct {
 	PlanBase
 	Child Plan
+	// Parallel: the table is shared by the participants of a Gather, each
+	// inserting its share of Child's rows ("Parallel Hash"; set with the
+	// join's Parallel).
+	Parallel bool
+	// RowsTotal is a Parallel Hash's estimate of the rows of all the
+	// participants together (Rows is one participant's share), which
+	// sizes the shared table (PostgreSQL's rows_total).
+	RowsTotal float64
 }
 
 func (h *Hash) Children() []Plan { return []Plan{h.Child} }
-func (*Hash) NodeType() string   { return "Hash" }
+func (h *Hash) NodeType() string {
+	if h.Parallel {
+		return "Parallel Hash"
+	}
+	return "Hash"
+}
 
 // NestedLoop pairs every outer row with every inner row and keeps the
 // pairs for which JoinFilter holds (all of them without one): joins with
@@ -92,10 +127,56 @@ type NestedLoop struct {
 	Outer      Plan
 	Inner      Plan
 	JoinFilter Expr
+	// Params, when set, make the loop parameterized (LATERAL): before
+	// the inner side runs for an outer row, each Param is set to its
+	// Expr over that row, and the inner side runs again per outer row.
+	Params []NestParam
+}
+
+// NestParam is a Param a parameterized Nested Loop sets from its outer
+// row (Expr reads the outer side's rows).
+type NestParam struct {
+	ID   int
+	Expr Expr
 }
 
 func (j *NestedLoop) Children() []Plan { return []Plan{j.Outer, j.Inner} }
 func (j *NestedLoop) NodeType() string { return joinName("Nested Loop", j.Type) }
+
+// MergeJoin joins Outer and Inner, both sorted on the merge keys (by Sort
+// nodes below, as the planner puts them), on the equalities
+// MergeKeys[i].Outer = MergeKeys[i].Inner (strict: a NULL key matches
+// nothing). Outer keys read outer rows and inner keys inner rows; each
+// pair has one type. Both inputs arrive in the keys' order (Desc,
+// NullsFirst), which the executor follows. A pair with equal keys
+// matches when JoinFilter (if any) holds for it.
+type MergeJoin struct {
+	PlanBase
+	Type       JoinType
+	Outer      Plan
+	Inner      Plan
+	MergeKeys  []MergeKey
+	JoinFilter Expr
+}
+
+// MergeKey is one merge clause and the order both inputs are sorted in.
+type MergeKey struct {
+	Outer, Inner Expr
+	Desc         bool
+	NullsFirst   bool
+}
+
+func (j *MergeJoin) Children() []Plan { return []Plan{j.Outer, j.Inner} }
+func (j *MergeJoin) NodeType() string { return joinName("Merge", j.Type) }
+
+// MergeCond is the join's merge clauses as EXPLAIN prints them.
+func (j *MergeJoin) MergeCond() []string {
+	out := make([]string, len(j.MergeKeys))
+	for i, k := range j.MergeKeys {
+		out[i] = "(" + k.Outer.String() + " = " + k.Inner.String() + ")"
+	}
+	return out
+}
 
 // Material keeps its child's rows so that its parent can read them again
 // (the inner side of a nested loop): "Materialize" in EXPLAIN.
@@ -121,5 +202,6 @@ var (
 	_ Plan = (*HashJoin)(nil)
 	_ Plan = (*Hash)(nil)
 	_ Plan = (*NestedLoop)(nil)
+	_ Plan = (*MergeJoin)(nil)
 	_ Plan = (*Material)(nil)
 )

@@ -56,6 +56,12 @@ type PlanBase struct {
 	// InitPlans run once before the node starts (their Params are
 	// constants for it and everything below it).
 	InitPlans []*InitPlan
+	// CTEs are the plans of the CTEs computed once that the node's
+	// query level defines, read by CTE Scans below it (cte.go).
+	CTEs []*CTE
+	// SubPlans are the SubPlans in the node's expressions, printed and
+	// numbered after its children (set once planning is done).
+	SubPlans []*SubPlan
 
 	Rows                   float64 // estimated output rows
 	Width                  int     // estimated bytes per output row
@@ -223,6 +229,27 @@ type Agg struct {
 	// partial states and "Finalize" for the step that combines them
 	// (partitionwise aggregation), as in PostgreSQL's EXPLAIN.
 	Split string
+	// GroupingSets, for GROUPING SETS, ROLLUP and CUBE, are the sets
+	// grouped by, each a list of GroupKeys positions in EXPLAIN's order
+	// (empty: the grand total, "()"). A hashed Agg fills one hash table
+	// per non-empty set in one pass over its input (MixedAggregate when
+	// an empty set is computed beside them); a key outside a row's set
+	// is NULL in it. Nil for a plain GROUP BY.
+	GroupingSets [][]int
+	// Groupings are the grouping() calls, each its arguments' GroupKeys
+	// positions; their int4 values follow the aggregates in the Agg's
+	// own rows.
+	Groupings [][]int
+}
+
+// HasEmptySet reports whether one of the grouping sets is ().
+func (a *Agg) HasEmptySet() bool {
+	for _, s := range a.GroupingSets {
+		if len(s) == 0 {
+			return true
+		}
+	}
+	return false
 }
 
 func (a *Agg) Children() []Plan { return []Plan{a.Child} }
@@ -230,6 +257,9 @@ func (a *Agg) NodeType() string {
 	name := "Aggregate"
 	if a.Strategy == AggHashed {
 		name = "HashAggregate"
+		if a.HasEmptySet() {
+			name = "MixedAggregate"
+		}
 	}
 	if a.Split != "" {
 		name = a.Split + " " + name
@@ -394,14 +424,20 @@ func (m *ModifyTable) NodeType() string {
 }
 
 // Walk calls fn for p and its descendants, depth first, parents first;
-// a node's InitPlans come before its children.
+// a node's CTEs and InitPlans come before its children.
 func Walk(p Plan, fn func(Plan)) {
 	fn(p)
+	for _, c := range p.Base().CTEs {
+		Walk(c.Plan, fn)
+	}
 	for _, ip := range p.Base().InitPlans {
 		Walk(ip.Plan, fn)
 	}
 	for _, c := range p.Children() {
 		Walk(c, fn)
+	}
+	for _, sp := range p.Base().SubPlans {
+		Walk(sp.Plan, fn)
 	}
 }
 
@@ -477,6 +513,35 @@ type ForeignScan struct {
 	// remotely (FOR UPDATE); Columns may then hold storage.CtidColumn,
 	// fetched remotely, and storage.TableOIDColumn, the local table's.
 	ForUpdate bool
+	// Join is set on a pushed-down join (Relations names it) and on an
+	// aggregate, ORDER BY or LIMIT pushed above one: the parts of its
+	// remote query, which such a push extends.
+	Join *RemoteJoin
+	// KeyFilter, set by a hash join passing its keys (HashJoin.PassKeys),
+	// makes RemoteSQL read only the rows whose key is among them.
+	KeyFilter *KeyFilter
+}
+
+// KeyFilter is a foreign scan's `key = ANY ($1::type[])`: RemoteSQL has
+// it, with Param's value (the keys, as an array's text) as $1; Unfiltered
+// is the query without it, run when the join could not pass the keys.
+type KeyFilter struct {
+	Param      int
+	Unfiltered string
+}
+
+// RemoteJoin is the remote query of a pushed-down join, as SQL text:
+// "SELECT Cols FROM From WHERE Where GROUP BY 1..GroupBy HAVING Having
+// ORDER BY ... LIMIT ...". Cols are the SQL of the scan's own rows, in
+// order (with Grouped, the group keys then the aggregates).
+type RemoteJoin struct {
+	From    string
+	Where   []string
+	Cols    []string
+	GroupBy int
+	Having  []string
+	OrderBy []string // each "expr ASC NULLS LAST"
+	Limit   string   // " LIMIT n::bigint OFFSET m::bigint", or ""
 }
 
 // RemoteTypes are the types of the columns fetched remotely: Types

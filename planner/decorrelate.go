@@ -29,7 +29,7 @@ import (
 // list as a join
 // and returns the expression that reads its value.
 func (c *exprCtx) decorrelate(sl *pg.SubLink) (nodes.Expr, error) {
-	refuse := pgerr.NotSupported("this correlated subquery (it needs a SubPlan)")
+	refuse := errNeedsSubPlan
 	sub := sl.Subselect.GetSelectStmt()
 	sc := c.scope
 	if sc == nil || sc.join == nil || sc.joinRoot == nil || c.clause != "WHERE" && c.clause != "" || c.inAgg || sub == nil ||
@@ -86,6 +86,9 @@ func (c *exprCtx) decorrelate(sl *pg.SubLink) (nodes.Expr, error) {
 	if len(aggs) == 0 || ja.refs(target)&^tree.rels != 0 {
 		return nil, refuse
 	}
+	if a, ok := target.(*aggRef); hasCount(aggs) && !(ok && a.call.Name == "count") {
+		return nil, refuse // count inside an expression: its value over no rows is not NULL
+	}
 	grouped, err := ja.groupedSubquery(tree, own, innerKeys, aggs, target)
 	if err != nil {
 		return nil, err
@@ -115,8 +118,6 @@ func (c *exprCtx) decorrelate(sl *pg.SubLink) (nodes.Expr, error) {
 	value := nodes.Expr(js.ref(rel, len(innerKeys)))
 	if a, ok := target.(*aggRef); ok && a.call.Name == "count" {
 		value = &nodes.CoalesceExpr{Args: []nodes.Expr{value, &nodes.Const{Value: int64(0), T: types.Int8T}}, T: types.Int8T}
-	} else if hasCount(aggs) {
-		return nil, refuse // count inside an expression: its value over no rows is not NULL
 	}
 	return value, nil
 }

@@ -469,17 +469,24 @@ func (pc *planCtx) modifyChild(m *nodes.ModifyTable, src *source, where nodes.Ex
 // with FROM / USING items or WHERE sublinks that become joins, the join
 // of the target (relation 0) with them; it returns the WHERE left over.
 func (pc *planCtx) modifySource(t *storage.Table, alias string, from []*pg.Node, where *pg.Node) (*source, *pg.Node, error) {
-	pulled, rest := splitSublinks(where)
-	target := pc.tableSource(t, alias)
-	if len(from) == 0 && len(pulled) == 0 {
-		return target, where, nil
+	type planned struct {
+		src  *source
+		rest *pg.Node
 	}
-	src, err := pc.planJoinWithTarget(target, from, pulled)
-	if err != nil {
-		return nil, nil, err
-	}
-	src.target = target
-	return src, rest, nil
+	r, err := pullRetry(pc, func() (planned, error) {
+		pulled, rest := pc.splitSublinks(where)
+		target := pc.tableSource(t, alias)
+		if len(from) == 0 && len(pulled) == 0 {
+			return planned{target, where}, nil
+		}
+		src, err := pc.planJoinWithTarget(target, from, pulled)
+		if err != nil {
+			return planned{}, err
+		}
+		src.target = target
+		return planned{src, rest}, nil
+	})
+	return r.src, r.rest, err
 }
 
 // planMoves plans the writes of an UPDATE of a partitioned table whose

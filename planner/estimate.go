@@ -287,7 +287,9 @@ func estimateShare(p nodes.Plan, div float64) {
 	case *nodes.Agg:
 		cb := n.Child.Base()
 		startup = cb.TotalCost + cb.Rows*cpuOperatorCost*float64(len(n.Aggs)+len(n.GroupKeys))
-		if n.Strategy == nodes.AggPlain {
+		if n.GroupingSets != nil && n.Strategy == nodes.AggHashed {
+			rows = groupingSetsEstimate(n, cb.Rows)
+		} else if n.Strategy == nodes.AggPlain {
 			rows = 1
 		} else {
 			rows = groupEstimate(n, cb.Rows)
@@ -313,15 +315,24 @@ func estimateShare(p nodes.Plan, div float64) {
 	case *nodes.Hash:
 		cb := n.Child.Base()
 		rows, startup, total = cb.Rows, cb.TotalCost, cb.TotalCost
+		if n.Parallel {
+			n.RowsTotal = math.Round(cb.Rows * div) // every participant's share
+		}
 	case *nodes.Material:
 		cb := n.Child.Base()
 		rows, startup, total = cb.Rows, cb.StartupCost, cb.TotalCost+2*cpuOperatorCost*cb.Rows
+	case *nodes.SetOp, *nodes.ResultProject:
+		rows, startup, total = estimateSetOp(p)
+	case *nodes.CTEScan, *nodes.WorkTableScan, *nodes.RecursiveUnion:
+		rows, startup, total = estimateCTENode(p)
 	case *nodes.WindowAgg:
 		cb := n.Child.Base()
 		rows, startup = cb.Rows, cb.StartupCost
 		total = cb.TotalCost + cb.Rows*cpuOperatorCost*float64(len(n.Funcs)+len(n.PartitionBy)+len(n.OrderBy))
 	case *nodes.HashJoin:
-		rows, startup, total = estimateHashJoin(n)
+		rows, startup, total = estimateHashJoin(n, div)
+	case *nodes.MergeJoin:
+		rows, startup, total = estimateMergeJoin(n)
 	case *nodes.NestedLoop:
 		ob, ib := n.Outer.Base(), n.Inner.Base()
 		rows = joinRows(n.Type, ob.Rows, ib.Rows, selectivity(n.JoinFilter))
@@ -351,6 +362,12 @@ func estimateShare(p nodes.Plan, div float64) {
 			}
 		}
 	}
+	for _, c := range b.CTEs {
+		// As an InitPlan's, a CTE's cost is charged to the node holding it.
+		estimate(c.Plan)
+		startup += c.Plan.Base().TotalCost
+		total += c.Plan.Base().TotalCost
+	}
 	for _, ip := range b.InitPlans {
 		// An InitPlan runs before the node returns anything.
 		estimate(ip.Plan)
@@ -367,14 +384,20 @@ func estimateShare(p nodes.Plan, div float64) {
 
 // estimateHashJoin estimates a hash join: eqjoinsel's selectivity for
 // each key pair whose columns have statistics (DEFAULT_EQ_SEL otherwise).
-func estimateHashJoin(n *nodes.HashJoin) (rows, startup, total float64) {
+// A Parallel Hash Join (under a Gather of divisor div) hashes its share of
+// the inner rows but probes the table of all of them.
+func estimateHashJoin(n *nodes.HashJoin, div float64) (rows, startup, total float64) {
 	ob, ib := n.Outer.Base(), n.Inner.Child.Base()
 	keySels := make([]float64, len(n.OuterKeys))
 	for i := range n.OuterKeys {
 		keySels[i] = keySelectivity(n.Outer, n.OuterKeys[i], n.Inner.Child, n.InnerKeys[i])
 	}
 	sel := selectivity(n.JoinFilter) * combinedSelectivity(keySels)
-	rows = joinRows(n.Type, ob.Rows, ib.Rows, sel)
+	innerRows := ib.Rows
+	if n.Parallel {
+		innerRows *= div
+	}
+	rows = joinRows(n.Type, ob.Rows, innerRows, sel)
 	keys := float64(len(n.OuterKeys))
 	startup = ib.TotalCost + ib.Rows*(cpuOperatorCost*keys+cpuTupleCost)
 	total = startup + ob.TotalCost + ob.Rows*cpuOperatorCost*keys + rows*cpuTupleCost
@@ -455,6 +478,8 @@ func columnStats(p nodes.Plan, idx int) *storage.ColumnStats {
 		case *nodes.HashJoin:
 			p, idx = joinSide(n.Type, n.Outer, n.Inner.Child, idx)
 		case *nodes.NestedLoop:
+			p, idx = joinSide(n.Type, n.Outer, n.Inner, idx)
+		case *nodes.MergeJoin:
 			p, idx = joinSide(n.Type, n.Outer, n.Inner, idx)
 		case *nodes.Hash, *nodes.Material, *nodes.SubqueryScan, *nodes.Sort, *nodes.Limit, *nodes.Gather, *nodes.GatherMerge, *nodes.WindowAgg:
 			p = n.Children()[0]

@@ -136,6 +136,8 @@ func (c *exprCtx) transform(n *pg.Node) (nodes.Expr, error) {
 	case *pg.Node_SubLink:
 		e, err := c.sublinkExpr(x.SubLink)
 		return e, errAt(err, x.SubLink.Location)
+	case *pg.Node_GroupingFunc:
+		return c.groupingFunc(x.GroupingFunc)
 	case *pg.Node_ParamRef:
 		return nil, errAt(pgerr.NotSupported("parameter $n"), x.ParamRef.Location)
 	case *pg.Node_AArrayExpr:
@@ -202,7 +204,8 @@ func (c *exprCtx) columnRef(cr *pg.ColumnRef) (nodes.Expr, error) {
 	}
 	if c.scope == nil {
 		if c.p.namesOuterQuery(parts, pgerr.New(pgerr.UndefinedColumn, "")) {
-			return nil, errAt(errCorrelated, cr.Location)
+			e, err := c.p.outerColumn(parts)
+			return e, errAt(err, cr.Location)
 		}
 		if len(parts) > 1 {
 			return nil, errAt(pgerr.New(pgerr.UndefinedTable, "missing FROM-clause entry for table %q", parts[len(parts)-2]), cr.Location)
@@ -212,7 +215,8 @@ func (c *exprCtx) columnRef(cr *pg.ColumnRef) (nodes.Expr, error) {
 	e, err := c.scope.resolve(parts)
 	if err != nil {
 		if c.p.namesOuterQuery(parts, err) {
-			err = pgerr.NotSupported("a subquery in an expression naming the outer query's columns")
+			e, err := c.p.outerColumn(parts)
+			return e, errAt(err, cr.Location)
 		}
 		return nil, errAt(err, cr.Location)
 	}

@@ -286,7 +286,8 @@ func (pc *planCtx) deparseScan(fs *nodes.ForeignScan) error {
 
 // pushSortLimit ships ORDER BY and LIMIT into a foreign scan that is the
 // whole query (no local filter or projection in the way): it returns the
-// rewritten scan, or nil when it cannot.
+// rewritten scan, or nil when it cannot. Over a pushed-down join or its
+// pushed aggregate, pushJoinSortLimit decides (foreign_join.go).
 func (pc *planCtx) pushSortLimit(p nodes.Plan) nodes.Plan {
 	if !pc.pushdown() {
 		return nil
@@ -300,6 +301,9 @@ func (pc *planCtx) pushSortLimit(p nodes.Plan) nodes.Plan {
 		srt, p = s, s.Child
 	}
 	fs, ok := p.(*nodes.ForeignScan)
+	if ok && fs.Join != nil && (srt != nil || lim != nil) {
+		return pc.pushJoinSortLimit(lim, srt, fs)
+	}
 	if !ok || fs.Filter != nil || fs.Grouped || fs.Limit != nil || fs.Relations != "" || (srt == nil && lim == nil) {
 		return nil
 	}
@@ -359,33 +363,17 @@ func sortableRemotely(t types.T) bool { return !t.IsString() }
 // (the Agg's projection and HAVING stay local on top of it). It returns
 // nil when something is not shippable or would differ remotely (text
 // ordering inside min/max or aggregate ORDER BY depends on collation).
+// Over a pushed-down join, pushJoinAgg does it (foreign_join.go).
 func (pc *planCtx) pushAgg(agg *nodes.Agg) nodes.Plan {
 	fs, ok := agg.Child.(*nodes.ForeignScan)
+	if ok && fs.Join != nil && pc.pushdown() {
+		return pc.pushJoinAgg(agg, fs)
+	}
 	if !ok || !pc.pushdown() || fs.Filter != nil || fs.Targets != nil || fs.Grouped || fs.Limit != nil || fs.Relations != "" {
 		return nil
 	}
-	for _, k := range agg.GroupKeys {
-		if !remote.Shippable(k) {
-			return nil
-		}
-	}
-	for _, a := range agg.Aggs {
-		for _, arg := range a.Args {
-			if !remote.Shippable(arg) {
-				return nil
-			}
-		}
-		if (a.Name == "min" || a.Name == "max") && a.T.IsString() {
-			return nil
-		}
-		for _, k := range a.OrderBy {
-			if !remote.Shippable(k.Expr) || !sortableRemotely(k.Expr.Type()) {
-				return nil
-			}
-		}
-		if a.Filter != nil && !remote.Shippable(a.Filter) {
-			return nil // postgres_fdw ships FILTER when its qual is shippable
-		}
+	if !aggsShippable(agg.GroupKeys, agg.Aggs) {
+		return nil // postgres_fdw ships FILTER when its qual is shippable, too
 	}
 	c := *fs
 	c.Grouped, c.GroupKeys, c.Aggs = true, agg.GroupKeys, agg.Aggs

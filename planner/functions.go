@@ -119,6 +119,11 @@ func (c *exprCtx) aggregate(agg *funcs.Agg, fc *pg.FuncCall) (nodes.Expr, error)
 	if err != nil {
 		return nil, err
 	}
+	if outerLevelAggregate(args) {
+		// PostgreSQL makes it an aggregate of the outer query
+		// (agglevelsup); computing it here would be another answer.
+		return nil, errAt(pgerr.NotSupported("an aggregate in a subquery over only the outer query's columns"), fc.Location)
+	}
 	bad := func() error { return funcMissing(name, args) }
 	if call.Star {
 		if name != "count" {
@@ -327,4 +332,22 @@ func funcMissing(name string, args []nodes.Expr) error {
 	}
 	return pgerr.New(pgerr.UndefinedFunction, "function %s(%s) does not exist", name, strings.Join(ts, ", ")).
 		WithHint("No function matches the given name and argument types. You might need to add explicit type casts.")
+}
+
+// outerLevelAggregate reports whether aggregate arguments read the
+// columns of an enclosing query (SubPlan and LATERAL Params carry their
+// outer names) and none of this query's.
+func outerLevelAggregate(args []nodes.Expr) bool {
+	outer, own := false, false
+	for _, a := range args {
+		nodes.WalkExpr(a, func(x nodes.Expr) {
+			switch y := x.(type) {
+			case *nodes.Param:
+				outer = outer || y.Name != ""
+			case *nodes.ColumnRef:
+				own = true
+			}
+		})
+	}
+	return outer && !own
 }

@@ -14,7 +14,9 @@ package planner
 //
 // Each join becomes a Hash Join when it has an equality between its two
 // sides (the Hash built on the side with fewer estimated bytes), else a
-// Nested Loop over a Materialize. Every node outputs only the columns
+// Nested Loop over a Materialize; the enable_hashjoin, enable_mergejoin
+// and enable_nestloop settings can make it a Merge Join over Sorts
+// instead (joinMethod, merge_join.go). Every node outputs only the columns
 // something above it reads. Expressions use query-wide column ids
 // (joinScope.used) until the node that evaluates them is built; then they
 // are mapped to positions in its own rows (setrefs.c's fix_join_expr).
@@ -197,7 +199,7 @@ func (ja *joinAnalysis) planOuterJoin(n *jtNode, filters, want []nodes.Expr, out
 			joinQuals = append(joinQuals, q)
 		}
 	}
-	above := append(append(append([]nodes.Expr(nil), want...), kept...), joinQuals...)
+	above := append(append(append(append([]nodes.Expr(nil), want...), kept...), joinQuals...), ja.lateralArgs()...)
 	pw, po := ja.columnsIn(pres.rels, above...)
 	nw, no := ja.columnsIn(null.rels, above...)
 	pp, err := ja.plan(pres, presFilters, pw, po)
@@ -223,7 +225,7 @@ func (ja *joinAnalysis) nullAwareJoin(outer, inner *planned, quals, filters, wan
 	if _, _, ok := ja.hashClause(quals[0], outer.rels, inner.rels); !ok {
 		return nil, pgerr.NotSupported("NOT IN over a type without hashing")
 	}
-	p, err := ja.join(nodes.JoinAnti, outer, inner, quals, filters, want, out)
+	p, err := ja.joinHow(nodes.JoinAnti, outer, inner, quals, filters, want, out, true)
 	if err != nil {
 		return nil, err
 	}
@@ -238,6 +240,17 @@ func (ja *joinAnalysis) nullAwareJoin(outer, inner *planned, quals, filters, wan
 // join builds the join of outer and inner (for LEFT, outer is the
 // preserved side) on quals, filtered by filters and projected to want.
 func (ja *joinAnalysis) join(typ nodes.JoinType, outer, inner *planned, quals, filters, want []nodes.Expr, out []nodes.Field) (*planned, error) {
+	return ja.joinHow(typ, outer, inner, quals, filters, want, out, false)
+}
+
+// joinHow is join; hashOnly makes it a hash join (merge_join.go).
+func (ja *joinAnalysis) joinHow(typ nodes.JoinType, outer, inner *planned, quals, filters, want []nodes.Expr, out []nodes.Field, hashOnly bool) (*planned, error) {
+	if typ == nodes.JoinInner && ja.lateralNeeds(outer.rels, inner.rels) {
+		outer, inner = inner, outer // the side naming the other's columns runs per row
+	}
+	if ja.lateralNeeds(inner.rels, outer.rels) {
+		return ja.paramJoin(typ, outer, inner, quals, filters, want, out)
+	}
 	if p, ok, err := ja.pushJoin(typ, outer, inner, quals, filters, want, out); ok || err != nil {
 		return p, err
 	}
@@ -251,7 +264,8 @@ func (ja *joinAnalysis) join(typ nodes.JoinType, outer, inner *planned, quals, f
 	}
 	estimate(outer.plan)
 	estimate(inner.plan)
-	if len(okeys) > 0 && bytesOf(outer.plan) < bytesOf(inner.plan) {
+	method := ja.joinMethod(typ, outer, inner, quals, len(okeys) > 0, hashOnly)
+	if method == hashMethod && bytesOf(outer.plan) < bytesOf(inner.plan) {
 		// Build the hash table on the smaller side.
 		switch typ {
 		case nodes.JoinInner, nodes.JoinFull:
@@ -260,7 +274,7 @@ func (ja *joinAnalysis) join(typ nodes.JoinType, outer, inner *planned, quals, f
 			typ = nodes.JoinRight
 			outer, inner, okeys, ikeys = inner, outer, ikeys, okeys
 		}
-	} else if len(okeys) == 0 && typ == nodes.JoinInner && bytesOf(outer.plan) < bytesOf(inner.plan) {
+	} else if method == nestLoopMethod && typ == nodes.JoinInner && bytesOf(outer.plan) < bytesOf(inner.plan) {
 		outer, inner = inner, outer // rescan the smaller side
 	}
 	own := append(append([]int(nil), outer.layout...), inner.layout...)
@@ -278,7 +292,13 @@ func (ja *joinAnalysis) join(typ nodes.JoinType, outer, inner *planned, quals, f
 			return nil, err
 		}
 	}
-	if len(okeys) > 0 {
+	if method == mergeMethod {
+		mj, err := ja.mergeJoinPlan(typ, outer, inner, quals, pairs)
+		if err != nil {
+			return nil, err
+		}
+		jp, base = mj, &mj.PlanBase
+	} else if method == hashMethod {
 		h := &nodes.Hash{Child: inner.plan}
 		h.Out = inner.plan.Base().Out
 		hj := &nodes.HashJoin{Type: typ, Outer: outer.plan, Inner: h, JoinFilter: joinFilter}
@@ -288,11 +308,22 @@ func (ja *joinAnalysis) join(typ nodes.JoinType, outer, inner *planned, quals, f
 		if hj.InnerKeys, err = ja.fix(ikeys, inner.layout); err != nil {
 			return nil, err
 		}
+		ja.passKeys(hj)
 		jp, base = hj, &hj.PlanBase
 	} else {
-		m := &nodes.Material{Child: inner.plan}
-		m.Out = inner.plan.Base().Out
-		nl := &nodes.NestedLoop{Type: typ, Outer: outer.plan, Inner: m, JoinFilter: joinFilter}
+		if len(okeys) > 0 {
+			// The equalities are not hash keys here: the loop tests them.
+			if joinFilter, err = ja.fix1(andOf(quals), pairs); err != nil {
+				return nil, err
+			}
+		}
+		var in nodes.Plan = inner.plan
+		if _, cte := in.(*nodes.CTEScan); !cte { // a CTE Scan reads its store again itself
+			m := &nodes.Material{Child: inner.plan}
+			m.Out = inner.plan.Base().Out
+			in = m
+		}
+		nl := &nodes.NestedLoop{Type: typ, Outer: outer.plan, Inner: in, JoinFilter: joinFilter}
 		jp, base = nl, &nl.PlanBase
 	}
 	if len(filters) > 0 {

@@ -42,6 +42,16 @@ type joinAnalysis struct {
 	outer *scope
 	// root is the query's join tree.
 	root *jtNode
+	// lateral are the namespace items a LATERAL item being analysed may
+	// name: those before it in its FROM list and its JOIN's left side.
+	lateral []*nsItem
+	// pullUp, set for an item of a FROM list or the right side of a
+	// JOIN, lets a simple LATERAL subquery there merge into the join tree
+	// if it names only localRels; its WHERE conditions are left in
+	// pulledQuals for the join it is part of (lateral.go).
+	pullUp      bool
+	localRels   relSet
+	pulledQuals []nodes.Expr
 }
 
 // planJoinFrom is planFrom for a FROM clause that joins: its source
@@ -63,7 +73,12 @@ func (pc *planCtx) planJoinWithTarget(target *source, from []*pg.Node, sublinks 
 		items = append(items, ja.js.relItem(0))
 	}
 	for _, n := range from {
+		ja.lateral, ja.pullUp = items, root != nil
+		if root != nil {
+			ja.localRels = root.rels
+		}
 		t, its, err := ja.fromItem(n)
+		ja.lateral, ja.pullUp = nil, false
 		if err != nil {
 			return nil, err
 		}
@@ -74,7 +89,7 @@ func (pc *planCtx) planJoinWithTarget(target *source, from []*pg.Node, sublinks 
 		if root == nil {
 			root = t
 		} else {
-			root = &jtNode{rel: -1, typ: nodes.JoinInner, left: root, right: t, rels: root.rels | t.rels}
+			root = &jtNode{rel: -1, typ: nodes.JoinInner, left: root, right: t, rels: root.rels | t.rels, quals: ja.takePulled()}
 		}
 	}
 	sc := &scope{join: ja.js, items: items}
@@ -111,18 +126,25 @@ func (ja *joinAnalysis) fromItem(n *pg.Node) (*jtNode, []*nsItem, error) {
 	if je == nil {
 		return ja.baseItem(n)
 	}
+	ja.pullUp = false
 	lt, litems, err := ja.fromItem(je.Larg)
 	if err != nil {
 		return nil, nil, err
 	}
+	saved, savedLocal := ja.lateral, ja.localRels
+	ja.lateral = append(append([]*nsItem(nil), saved...), litems...)
+	ja.pullUp = je.Jointype == pg.JoinType_JOIN_INNER || je.Jointype == pg.JoinType_JOIN_LEFT
+	ja.localRels = lt.rels
 	rt, ritems, err := ja.fromItem(je.Rarg)
+	ja.lateral, ja.localRels, ja.pullUp = saved, savedLocal, false
+	pulled := ja.takePulled()
 	if err != nil {
 		return nil, nil, err
 	}
 	if err := checkNameConflicts(litems, ritems); err != nil {
 		return nil, nil, err
 	}
-	node := &jtNode{rel: -1, left: lt, right: rt, rels: lt.rels | rt.rels}
+	node := &jtNode{rel: -1, left: lt, right: rt, rels: lt.rels | rt.rels, quals: pulled}
 	switch je.Jointype {
 	case pg.JoinType_JOIN_INNER:
 		node.typ = nodes.JoinInner
@@ -134,6 +156,9 @@ func (ja *joinAnalysis) fromItem(n *pg.Node) (*jtNode, []*nsItem, error) {
 		node.typ = nodes.JoinFull
 	default:
 		return nil, nil, pgerr.NotSupported("this join type")
+	}
+	if err := ja.checkLateralJoin(node); err != nil {
+		return nil, nil, err
 	}
 	both := append(append([]*nsItem(nil), litems...), ritems...)
 	joinItem := &nsItem{colsVisible: true}
@@ -169,7 +194,11 @@ func (ja *joinAnalysis) fromItem(n *pg.Node) (*jtNode, []*nsItem, error) {
 		if on, err = requireBool(on, "argument of JOIN/ON"); err != nil {
 			return nil, nil, err
 		}
-		node.quals = append(node.quals, flattenAnd(on)...)
+		for _, q := range flattenAnd(on) {
+			if c, ok := q.(*nodes.Const); !ok || c.Value != true {
+				node.quals = append(node.quals, q) // ON true adds nothing
+			}
+		}
 	}
 	for i, c := range lcols {
 		if !lused[i] {
@@ -202,7 +231,14 @@ func (ja *joinAnalysis) fromItem(n *pg.Node) (*jtNode, []*nsItem, error) {
 
 // baseItem plans a FROM item that is not a join as a base relation.
 func (ja *joinAnalysis) baseItem(n *pg.Node) (*jtNode, []*nsItem, error) {
-	src, err := ja.pc.planFrom([]*pg.Node{n})
+	pullUp := ja.pullUp
+	ja.pullUp = false
+	if pullUp {
+		if t, items, ok, err := ja.pullUpLateral(n); ok || err != nil {
+			return t, items, err
+		}
+	}
+	src, frame, err := ja.lateralBase(n)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -210,7 +246,7 @@ func (ja *joinAnalysis) baseItem(n *pg.Node) (*jtNode, []*nsItem, error) {
 	if idx >= maxJoinRels {
 		return nil, nil, pgerr.NotSupported("more than 64 relations in one FROM clause")
 	}
-	ja.js.rels = append(ja.js.rels, &baseRel{alias: src.scope.alias, src: src, table: src.scope.table})
+	ja.js.rels = append(ja.js.rels, &baseRel{alias: src.scope.alias, src: src, table: src.scope.table, lateral: frame})
 	return &jtNode{rel: idx, rels: relSet(1) << idx}, []*nsItem{ja.js.relItem(idx)}, nil
 }
 

@@ -75,7 +75,7 @@ func (ja *joinAnalysis) planInnerGroup(n *jtNode, filters, want []nodes.Expr, ou
 			}
 		}
 	}
-	above := append([]nodes.Expr(nil), want...)
+	above := append(append([]nodes.Expr(nil), want...), ja.lateralArgs()...)
 	for _, e := range edges {
 		above = append(above, e.expr)
 	}
@@ -93,7 +93,13 @@ func (ja *joinAnalysis) planInnerGroup(n *jtNode, filters, want []nodes.Expr, ou
 	for i := range edges {
 		edges[i].sel = ja.edgeSelectivity(edges[i].expr, parts)
 	}
-	tree := chooseJoinOrder(rows, edges)
+	remote := make([]string, len(parts))
+	for i, p := range parts {
+		if p.remote != nil {
+			remote[i] = p.remote.scan.Server + "\x00" + p.remote.scan.MappingKey
+		}
+	}
+	tree := chooseJoinOrder(rows, edges, ja.lateralItemNeeds(items), remote)
 	return ja.buildOrder(tree, parts, edges, want, out, true)
 }
 
@@ -132,7 +138,7 @@ func (ja *joinAnalysis) buildOrder(t *orderNode, parts []*planned, edges []edge,
 		return nil, err
 	}
 	if !top {
-		want, out = ja.columnsIn(l.rels|r.rels, append(append([]nodes.Expr(nil), want...), later...)...)
+		want, out = ja.columnsIn(l.rels|r.rels, append(append(append([]nodes.Expr(nil), want...), later...), ja.lateralArgs()...)...)
 	}
 	return ja.join(nodes.JoinInner, l, r, here, nil, want, out)
 }
@@ -171,12 +177,44 @@ func (ja *joinAnalysis) distinct(g int, parts []*planned) (float64, float64) {
 	return nd, 0
 }
 
-// chooseJoinOrder picks the join tree of least total estimated rows.
-func chooseJoinOrder(rows []float64, edges []edge) *orderNode {
+// chooseJoinOrder picks the join tree of least total estimated rows;
+// needs[i] are the items that item i's LATERAL references name, remote[i]
+// the server and user mapping a foreign item can be joined on ("" for a
+// local one).
+func chooseJoinOrder(rows []float64, edges []edge, needs []uint64, remote []string) *orderNode {
 	if len(rows) <= dpItemLimit {
-		return dpJoinOrder(rows, edges)
+		return dpJoinOrder(rows, edges, needs, remote)
 	}
-	return greedyJoinOrder(rows, edges)
+	return greedyJoinOrder(rows, edges, needs)
+}
+
+// remoteOf is the server and mapping every item of set is on, "" when
+// they are not all on one (or some are local).
+func remoteOf(set uint64, remote []string) string {
+	key := ""
+	for s := set; s != 0; s &= s - 1 {
+		k := remote[bits.TrailingZeros64(s)]
+		if k == "" || key != "" && k != key {
+			return ""
+		}
+		key = k
+	}
+	return key
+}
+
+// splittable reports whether sides l and r can be joined: LATERAL
+// references may cross between them one way only (the naming side then
+// runs per row of the other).
+func splittable(l, r uint64, needs []uint64) bool {
+	return !(needsOf(l, needs)&r != 0 && needsOf(r, needs)&l != 0)
+}
+
+func needsOf(set uint64, needs []uint64) uint64 {
+	var n uint64
+	for s := set; s != 0; s &= s - 1 {
+		n |= needs[bits.TrailingZeros64(s)]
+	}
+	return n
 }
 
 // card is the estimated rows of the join of the items in set.
@@ -208,13 +246,19 @@ func connected(a, b uint64, edges []edge) bool {
 	return false
 }
 
-func dpJoinOrder(rows []float64, edges []edge) *orderNode {
+// dpJoinOrder counts every row an item produces and every row a join
+// produces, except that a join of items on one server (pushed down,
+// foreign_join.go) counts only its result: its inputs never leave the
+// server. Without foreign items this is the sum of the joins' rows plus
+// a constant, and the order the same.
+func dpJoinOrder(rows []float64, edges []edge, needs []uint64, remote []string) *orderNode {
 	n := len(rows)
 	full := uint64(1)<<n - 1
 	best := make([]*orderNode, full+1)
 	cost := make([]float64, full+1)
 	for i := 0; i < n; i++ {
 		best[1<<i] = &orderNode{item: i, set: 1 << i}
+		cost[1<<i] = rows[i]
 	}
 	for size := 2; size <= n; size++ {
 		for set := uint64(1); set <= full; set++ {
@@ -229,10 +273,13 @@ func dpJoinOrder(rows []float64, edges []edge) *orderNode {
 					if bits.TrailingZeros64(r) < bits.TrailingZeros64(l) {
 						continue // each split once, the side with the first item on the left
 					}
-					if best[l] == nil || best[r] == nil || (!cross && !connected(l, r, edges)) {
+					if best[l] == nil || best[r] == nil || (!cross && !connected(l, r, edges)) || !splittable(l, r, needs) {
 						continue
 					}
 					total := cost[l] + cost[r] + c
+					if remoteOf(set, remote) != "" {
+						total = c
+					}
 					if best[set] == nil || total < cost[set] {
 						best[set] = &orderNode{item: -1, left: best[l], right: best[r], set: set}
 						cost[set] = total
@@ -247,7 +294,7 @@ func dpJoinOrder(rows []float64, edges []edge) *orderNode {
 	return best[full]
 }
 
-func greedyJoinOrder(rows []float64, edges []edge) *orderNode {
+func greedyJoinOrder(rows []float64, edges []edge, needs []uint64) *orderNode {
 	var trees []*orderNode
 	for i := range rows {
 		trees = append(trees, &orderNode{item: i, set: 1 << i})
@@ -256,7 +303,7 @@ func greedyJoinOrder(rows []float64, edges []edge) *orderNode {
 		bi, bj, bc, bconn := -1, -1, 0.0, false
 		for i := range trees {
 			for j := range trees {
-				if i == j {
+				if i == j || !splittable(trees[i].set, trees[j].set, needs) {
 					continue
 				}
 				conn := connected(trees[i].set, trees[j].set, edges)

@@ -28,6 +28,9 @@ type baseRel struct {
 	alias string
 	src   *source
 	table *storage.Table // the table, for schema-qualified names and statistics
+	// lateral, for a LATERAL item naming earlier items, holds its Params
+	// and the columns (query-wide references) that set them.
+	lateral *corrFrame
 }
 
 // usedCol is a registered base column: relation rel's scope column col,

@@ -80,6 +80,9 @@ type aggCombine struct {
 // with the partial step (each partial state sees only the rows it
 // passes); the finalize step combines without it.
 func splitAgg(agg *nodes.Agg) (*aggSplit, bool) {
+	if agg.GroupingSets != nil {
+		return nil, false // grouping sets aggregate whole rows, in one Agg
+	}
 	sp := &aggSplit{agg: agg}
 	for _, a := range agg.Aggs {
 		if a.Distinct || len(a.OrderBy) > 0 || a.WithinGroup {

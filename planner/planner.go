@@ -62,9 +62,12 @@ type planCtx struct {
 	// params counts the statement's Params and InitPlans (initplan.go).
 	// outer are the scopes of the queries enclosing a subquery in an
 	// expression, to tell a correlated one from a misspelt name.
-	initPlans []*nodes.InitPlan
-	params    int
-	outer     []*scope
+	initPlans  []*nodes.InitPlan
+	params     int
+	planNumber int
+	outer      []outerLevel
+	// unpullable are the WHERE sublinks no join could take (sublink.go).
+	unpullable map[*pg.SubLink]bool
 }
 
 func fmtInt(i int) string { return strconv.Itoa(i) }
@@ -107,10 +110,13 @@ func (p *Planner) Plan(stmt *pg.Node) (*Query, error) {
 		q.Plan.Base().InitPlans = append(q.Plan.Base().InitPlans, pc.initPlans...)
 		pc.initPlans = nil
 	}
+	attachSubPlans(q.Plan)
 	pc.markAsync(q.Plan)
 	estimate(q.Plan)
+	uniqueCTEAliases(q.Plan)
 	if q.Tag == "SELECT" {
 		q.Plan = pc.parallelize(q.Plan)
+		attachSubPlans(q.Plan)
 	}
 	q.NumNodes = nodes.Number(q.Plan)
 	return q, nil
@@ -226,6 +232,8 @@ func figureColnameStrength(n *pg.Node) (string, int) {
 		return "case", 1
 	case *pg.Node_CoalesceExpr:
 		return "coalesce", 2
+	case *pg.Node_GroupingFunc:
+		return "grouping", 2
 	case *pg.Node_MinMaxExpr:
 		if x.MinMaxExpr.Op == pg.MinMaxOp_IS_GREATEST {
 			return "greatest", 2
@@ -350,6 +358,13 @@ func mapChildren(e nodes.Expr, f func(nodes.Expr) (nodes.Expr, error)) (nodes.Ex
 	case *nodes.MinMaxExpr:
 		c := *x
 		c.Args, err = list(x.Args)
+		return &c, err
+	case *nodes.SubPlan:
+		c := *x
+		if c.Args, err = list(x.Args); err != nil || x.HashLeft == nil {
+			return &c, err
+		}
+		c.HashLeft, err = f(x.HashLeft)
 		return &c, err
 	}
 	return e, nil

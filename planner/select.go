@@ -60,7 +60,7 @@ func (pc *planCtx) planSelectLevel(s *pg.SelectStmt) (*relPlan, error) {
 	if w := s.WithClause; w != nil {
 		s.WithClause = nil
 		defer func() { s.WithClause = w }()
-		return pc.withCTEs(w, func() (*relPlan, error) { return pc.planSelect(s) })
+		return pc.withCTEs(w, s, func() (*relPlan, error) { return pc.planSelect(s) })
 	}
 	if len(s.LockingClause) > 0 {
 		return nil, pgerr.NotSupported("FOR UPDATE/SHARE")
@@ -78,7 +78,12 @@ func (pc *planCtx) planSelectLevel(s *pg.SelectStmt) (*relPlan, error) {
 		}
 		return pc.planSortLimit(&relPlan{plan: vs, visible: len(vs.Out)}, s, nil, nil)
 	}
-	if pulled, rest := splitSublinks(s.WhereClause); (len(pulled) > 0 || hasScalarSublink(rest) || targetsHaveScalarSublink(s.TargetList)) && len(s.FromClause) > 0 {
+	return pullRetry(pc, func() (*relPlan, error) { return pc.planSelectFrom(s) })
+}
+
+// planSelectFrom plans a query level's FROM and the rest of it.
+func (pc *planCtx) planSelectFrom(s *pg.SelectStmt) (*relPlan, error) {
+	if pulled, rest := pc.splitSublinks(s.WhereClause); (len(pulled) > 0 || hasScalarSublink(rest) || targetsHaveScalarSublink(s.TargetList)) && len(s.FromClause) > 0 {
 		src, err := pc.planJoinFrom(s.FromClause, pulled...)
 		if err != nil {
 			return nil, err
@@ -133,9 +138,6 @@ func (pc *planCtx) planFrom(from []*pg.Node) (*source, error) {
 		}
 		return pc.tableSource(t, alias), nil
 	case *pg.Node_RangeSubselect:
-		if x.RangeSubselect.Lateral {
-			return nil, pgerr.NotSupported("LATERAL")
-		}
 		if x.RangeSubselect.Alias == nil {
 			return nil, pgerr.New(pgerr.SyntaxError, "subquery in FROM must have an alias").
 				WithHint("For example, FROM (SELECT ...) [AS] foo.")
@@ -238,6 +240,9 @@ func copyProjecting(p nodes.Plan) (nodes.Plan, bool) {
 		c := *n
 		return &c, true
 	case *nodes.NestedLoop:
+		c := *n
+		return &c, true
+	case *nodes.MergeJoin:
 		c := *n
 		return &c, true
 	case *nodes.ForeignScan:
@@ -419,7 +424,7 @@ func (pc *planCtx) tableSource(t *storage.Table, alias string) *source {
 }
 
 func (pc *planCtx) functionSource(rf *pg.RangeFunction) (*source, error) {
-	if rf.Lateral || rf.Ordinality || rf.IsRowsfrom || len(rf.Functions) != 1 {
+	if rf.Ordinality || rf.IsRowsfrom || len(rf.Functions) != 1 {
 		return nil, pgerr.NotSupported("this form of function in FROM")
 	}
 	items := rf.Functions[0].GetList().Items
@@ -596,38 +601,9 @@ func (pc *planCtx) planQueryBody(s *pg.SelectStmt, src *source) (*relPlan, error
 	keepUnknown := pc.keepUnknown
 	pc.keepUnknown = false
 	tec := &exprCtx{p: pc, scope: src.scope, aggs: &aggs, windows: &windows}
-	var targets []target
-	for _, n := range s.TargetList {
-		rt := n.GetResTarget()
-		if cr := rt.Val.GetColumnRef(); cr != nil {
-			if _, star := cr.Fields[len(cr.Fields)-1].Node.(*pg.Node_AStar); star {
-				if src.scope == nil {
-					return nil, errAt(pgerr.New(pgerr.SyntaxError, "SELECT * with no tables specified is not valid"), cr.Location)
-				}
-				var qual []string
-				for _, f := range cr.Fields[:len(cr.Fields)-1] {
-					qual = append(qual, f.GetString_().Sval)
-				}
-				ts, err := src.scope.star(qual)
-				if err != nil {
-					return nil, errAt(err, cr.Location)
-				}
-				targets = append(targets, ts...)
-				continue
-			}
-		}
-		e, err := tec.transform(rt.Val)
-		if err != nil {
-			return nil, err
-		}
-		if e.Type().ID == types.Unknown && !keepUnknown {
-			e, _ = coerce(e, types.TextT, types.CastImplicit)
-		}
-		name := rt.Name
-		if name == "" {
-			name = figureColname(rt.Val)
-		}
-		targets = append(targets, target{expr: e, name: name})
+	targets, err := tec.selectList(s.TargetList, keepUnknown)
+	if err != nil {
+		return nil, err
 	}
 	var having nodes.Expr
 	if s.HavingClause != nil {
@@ -676,7 +652,7 @@ func (pc *planCtx) planQueryBody(s *pg.SelectStmt, src *source) (*relPlan, error
 		}
 	}
 	visible := len(targets) - countJunk(targets, sortKeys)
-	grouped := len(s.GroupClause) > 0 || len(aggs) > 0 || having != nil
+	grouped := len(s.GroupClause) > 0 || len(aggs) > 0 || having != nil || hasGroupingRef(targetExprs(targets)...)
 	var plan nodes.Plan
 	out := make([]nodes.Field, len(targets))
 	exprs := make([]nodes.Expr, len(targets))
@@ -699,14 +675,23 @@ func (pc *planCtx) planQueryBody(s *pg.SelectStmt, src *source) (*relPlan, error
 	} else {
 		gec := &exprCtx{p: pc, scope: src.scope, clause: "GROUP BY"}
 		var keys []nodes.Expr
-		for _, g := range s.GroupClause {
-			k, err := pc.groupKey(g, gec, targets[:visible])
+		var sets [][]int
+		if hasGroupingSets(s) {
+			spec, err := pc.groupingSets(s, gec, targets, visible, sortKeys)
 			if err != nil {
 				return nil, err
 			}
-			keys = append(keys, k)
+			keys, sets = spec.keys, spec.sets
+		} else {
+			for _, g := range s.GroupClause {
+				k, err := pc.groupKey(g, gec, targets[:visible])
+				if err != nil {
+					return nil, err
+				}
+				keys = append(keys, k)
+			}
 		}
-		l := &lifter{keys: keys, nkeys: len(keys)}
+		l := &lifter{keys: keys, nkeys: len(keys), sets: sets, naggs: len(aggs)}
 		if src.scope != nil {
 			l.alias = src.scope.alias
 		}
@@ -724,7 +709,7 @@ func (pc *planCtx) planQueryBody(s *pg.SelectStmt, src *source) (*relPlan, error
 		if err != nil {
 			return nil, err
 		}
-		agg := &nodes.Agg{Child: child, GroupKeys: keys, Aggs: aggs}
+		agg := &nodes.Agg{Child: child, GroupKeys: keys, Aggs: aggs, GroupingSets: sets, Groupings: l.groupings}
 		if len(keys) > 0 {
 			agg.Strategy = nodes.AggHashed
 		}
@@ -736,10 +721,13 @@ func (pc *planCtx) planQueryBody(s *pg.SelectStmt, src *source) (*relPlan, error
 			if err := liftWindows(l, windows); err != nil {
 				return nil, err
 			}
-			agg.Targets, agg.Out = nil, aggRowFields(keys, aggs)
+			agg.Groupings = l.groupings // also those the windows' arguments call
+			agg.Targets, agg.Out = nil, append(aggRowFields(keys, aggs), groupingFields(keys, l.groupings)...)
 			if plan, err = windowPlan(agg, windows, exprs, out); err != nil {
 				return nil, err
 			}
+		} else if sets != nil {
+			plan = agg // grouping sets: one Agg here, never pushed down or split
 		} else if pushed := pc.pushAgg(agg); pushed != nil {
 			plan = pushed
 		} else if split := pc.partitionwiseAgg(agg); split != nil {
@@ -1052,6 +1040,12 @@ type lifter struct {
 	keys  []nodes.Expr
 	nkeys int
 	alias string // the FROM item's name, for error messages
+	// sets are the grouping sets (grouping_sets.go; nil: none), naggs the
+	// aggregates, and groupings the grouping() calls lifted so far, whose
+	// columns follow the aggregates.
+	sets      [][]int
+	naggs     int
+	groupings [][]int
 }
 
 func (l *lifter) lift(e nodes.Expr) (nodes.Expr, error) {
@@ -1063,6 +1057,8 @@ func (l *lifter) lift(e nodes.Expr) (nodes.Expr, error) {
 	switch x := e.(type) {
 	case *aggRef:
 		return &nodes.ColumnRef{Index: l.nkeys + x.idx, Name: x.String(), T: x.Type(), Raw: true}, nil
+	case *groupingRef:
+		return l.liftGrouping(x)
 	case *nodes.ColumnRef:
 		name := x.Name
 		if l.alias != "" {
@@ -1091,4 +1087,44 @@ func sortDirection(sb *pg.SortBy) (desc, nullsFirst bool) {
 		nullsFirst = false
 	}
 	return desc, nullsFirst
+}
+
+// selectList transforms a select list in c's scope, expanding * and
+// naming each entry as PostgreSQL's FigureColname; untyped literals
+// become text unless keepUnknown.
+func (c *exprCtx) selectList(list []*pg.Node, keepUnknown bool) ([]target, error) {
+	var targets []target
+	for _, n := range list {
+		rt := n.GetResTarget()
+		if cr := rt.Val.GetColumnRef(); cr != nil {
+			if _, star := cr.Fields[len(cr.Fields)-1].Node.(*pg.Node_AStar); star {
+				if c.scope == nil {
+					return nil, errAt(pgerr.New(pgerr.SyntaxError, "SELECT * with no tables specified is not valid"), cr.Location)
+				}
+				var qual []string
+				for _, f := range cr.Fields[:len(cr.Fields)-1] {
+					qual = append(qual, f.GetString_().Sval)
+				}
+				ts, err := c.scope.star(qual)
+				if err != nil {
+					return nil, errAt(err, cr.Location)
+				}
+				targets = append(targets, ts...)
+				continue
+			}
+		}
+		e, err := c.transform(rt.Val)
+		if err != nil {
+			return nil, err
+		}
+		if e.Type().ID == types.Unknown && !keepUnknown {
+			e, _ = coerce(e, types.TextT, types.CastImplicit)
+		}
+		name := rt.Name
+		if name == "" {
+			name = figureColname(rt.Val)
+		}
+		targets = append(targets, target{expr: e, name: name})
+	}
+	return targets, nil
 }

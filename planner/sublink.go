@@ -25,8 +25,9 @@ type pulledSublink struct {
 }
 
 // splitSublinks separates the WHERE conjuncts that can become joins from
-// the rest (nil when none remain).
-func splitSublinks(where *pg.Node) ([]pulledSublink, *pg.Node) {
+// the rest (nil when none remain); a sublink a join could not take
+// (unpulled) stays in the rest, a SubPlan.
+func (pc *planCtx) splitSublinks(where *pg.Node) ([]pulledSublink, *pg.Node) {
 	if where == nil {
 		return nil, nil
 	}
@@ -39,7 +40,7 @@ func splitSublinks(where *pg.Node) ([]pulledSublink, *pg.Node) {
 	var pulled []pulledSublink
 	var rest []*pg.Node
 	for _, c := range conj {
-		if sl := pullable(c); sl != nil {
+		if sl := pullable(c); sl != nil && !pc.unpullable[sl.link] {
 			pulled = append(pulled, *sl)
 		} else {
 			rest = append(rest, c)
@@ -121,6 +122,9 @@ func targetsHaveAggregates(list []*pg.Node) bool {
 // names resolve in outerScope.
 func (ja *joinAnalysis) sublinkJoin(sl pulledSublink, root *jtNode, outerScope *scope) (*jtNode, error) {
 	sub := sl.link.Subselect.GetSelectStmt()
+	if sl.link.SubLinkType == pg.SubLinkType_EXISTS_SUBLINK {
+		defer simplifyExists(sub)()
+	}
 	typ := nodes.JoinSemi
 	if sl.anti {
 		typ = nodes.JoinAnti
@@ -140,11 +144,11 @@ func (ja *joinAnalysis) sublinkJoin(sl pulledSublink, root *jtNode, outerScope *
 		}
 		lifted, err := liftOuterRefs(ja, right)
 		if err != nil {
-			return nil, errAt(err, sl.link.Location)
+			return nil, ja.pc.unpulled(sl.link, errAt(err, sl.link.Location))
 		}
 		quals = append(quals, lifted...)
 		sc := &scope{join: ja.js, items: items, parent: outerScope, joinRoot: &right}
-		nested, where := splitSublinks(sub.WhereClause)
+		nested, where := ja.pc.splitSublinks(sub.WhereClause)
 		for _, n := range nested {
 			var err error
 			if right, err = ja.sublinkJoin(n, right, sc); err != nil {
@@ -174,10 +178,13 @@ func (ja *joinAnalysis) sublinkJoin(sl pulledSublink, root *jtNode, outerScope *
 		}
 	} else {
 		if !isIn {
-			return nil, errAt(pgerr.NotSupported("EXISTS over a subquery with grouping, LIMIT or set operations"), sl.link.Location)
+			return nil, ja.pc.unpulled(sl.link, errAt(pgerr.NotSupported("EXISTS over a subquery with grouping, LIMIT or set operations"), sl.link.Location))
 		}
 		t, err := ja.subqueryRel(sub, sl.link.Location)
 		if err != nil {
+			if pgerr.Code(err) == pgerr.FeatureNotSupported {
+				err = ja.pc.unpulled(sl.link, err)
+			}
 			return nil, err
 		}
 		right = t
@@ -200,7 +207,7 @@ func (ja *joinAnalysis) sublinkJoin(sl pulledSublink, root *jtNode, outerScope *
 		quals = append(quals, eq)
 	}
 	if ja.refs(quals...)&^(root.rels|right.rels) != 0 {
-		return nil, errAt(pgerr.NotSupported("a subquery naming columns of a query two levels out"), sl.link.Location)
+		return nil, ja.pc.unpulled(sl.link, errAt(pgerr.NotSupported("a subquery naming columns of a query two levels out"), sl.link.Location))
 	}
 	return &jtNode{rel: -1, typ: typ, left: root, right: right, rels: root.rels | right.rels, quals: quals, nullAware: notIn}, nil
 }
@@ -304,4 +311,51 @@ func (ja *joinAnalysis) subqueryFrom(from []*pg.Node, outer *scope) (*jtNode, []
 		}
 	}
 	return tree, items, nil
+}
+
+// unpulled marks a sublink that a join cannot take, so that planning the
+// query level again leaves it in the WHERE clause as a SubPlan; it
+// returns err, which that retry replaces.
+func (pc *planCtx) unpulled(link *pg.SubLink, err error) error {
+	if pc.unpullable == nil {
+		pc.unpullable = map[*pg.SubLink]bool{}
+	}
+	pc.unpullable[link] = true
+	return err
+}
+
+// pullRetry runs plan, which pulls up a WHERE clause's sublinks, again
+// each time it fails having marked another sublink unpulled, undoing the
+// failed attempt's Params, plan numbers and InitPlans first.
+func pullRetry[T any](pc *planCtx, plan func() (T, error)) (T, error) {
+	for {
+		params, number, inits, marked := pc.params, pc.planNumber, len(pc.initPlans), len(pc.unpullable)
+		r, err := plan()
+		if err == nil || len(pc.unpullable) == marked {
+			return r, err
+		}
+		pc.params, pc.planNumber, pc.initPlans = params, number, pc.initPlans[:inits]
+	}
+}
+
+// simplifyExists drops from an EXISTS subquery what cannot change
+// whether it returns a row, as PostgreSQL's simplify_EXISTS_query: ORDER
+// BY, DISTINCT, and a LIMIT of a positive constant (without OFFSET), so
+// that `EXISTS (SELECT 1 ... LIMIT 1)` still becomes a semi join. The
+// parse tree is changed in place (its nodes keep their identity, which
+// marks of unpulled sublinks rely on) until the returned func restores it.
+func simplifyExists(s *pg.SelectStmt) (restore func()) {
+	if s.Op != pg.SetOperation_SETOP_NONE || len(s.GroupClause) > 0 || s.HavingClause != nil ||
+		len(s.WindowClause) > 0 || s.LimitOffset != nil || targetsHaveAggregates(s.TargetList) {
+		return func() {}
+	}
+	if s.LimitCount != nil {
+		c := s.LimitCount.GetAConst()
+		if c == nil || c.GetIval() == nil || c.GetIval().Ival <= 0 {
+			return func() {}
+		}
+	}
+	limit, option, sort, distinct := s.LimitCount, s.LimitOption, s.SortClause, s.DistinctClause
+	s.LimitCount, s.LimitOption, s.SortClause, s.DistinctClause = nil, pg.LimitOption_LIMIT_OPTION_DEFAULT, nil, nil
+	return func() { s.LimitCount, s.LimitOption, s.SortClause, s.DistinctClause = limit, option, sort, distinct }
 }

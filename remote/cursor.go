@@ -37,6 +37,13 @@ type Cursor struct {
 // first FETCH lets each FETCH ask for binary results only for the columns
 // decoded here and text for the rest.
 func (c *Conn) OpenCursor(ctx context.Context, sql string) (*Cursor, error) {
+	return c.OpenCursorParams(ctx, sql, nil)
+}
+
+// OpenCursorParams is OpenCursor for a query with parameters ($1 ...),
+// sent in text form with the DECLARE, as postgres_fdw sends a
+// parameterized scan's.
+func (c *Conn) OpenCursorParams(ctx context.Context, sql string, params [][]byte) (*Cursor, error) {
 	if err := c.acquire(ctx); err != nil {
 		return nil, err
 	}
@@ -45,7 +52,7 @@ func (c *Conn) OpenCursor(ctx context.Context, sql string) (*Cursor, error) {
 		return nil, err
 	}
 	name := "c" + strconv.FormatUint(uint64(c.m.lastCursor.Add(1)), 10)
-	oids, err := c.declare(ctx, "DECLARE "+name+" CURSOR FOR "+sql, "FETCH 1 FROM "+name)
+	oids, err := c.declare(ctx, "DECLARE "+name+" CURSOR FOR "+sql, "FETCH 1 FROM "+name, params)
 	if err != nil {
 		return nil, commandError(ctx, err, c.spec.Server, sql)
 	}
@@ -54,10 +61,10 @@ func (c *Conn) OpenCursor(ctx context.Context, sql string) (*Cursor, error) {
 
 // declare runs the DECLARE command declareSQL and describes (without
 // running) fetchSQL, returning the type OIDs of the cursor's columns.
-func (c *Conn) declare(ctx context.Context, declareSQL, fetchSQL string) ([]uint32, error) {
+func (c *Conn) declare(ctx context.Context, declareSQL, fetchSQL string, params [][]byte) ([]uint32, error) {
 	var oids []uint32
 	err := c.roundTrip(ctx, func(p *pgconn.Pipeline) {
-		p.SendQueryParams(declareSQL, nil, nil, nil, nil)
+		p.SendQueryParams(declareSQL, params, nil, nil, nil)
 		p.SendPrepare("", fetchSQL, nil)
 	}, func(p *pgconn.Pipeline) error {
 		if err := readResult(p); err != nil {

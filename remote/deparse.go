@@ -878,3 +878,98 @@ func typeList(ts []types.T) string {
 	}
 	return strings.Join(parts, ", ")
 }
+
+// AggOver prints the aggregate call a as remote SQL in which column
+// reference i is the SQL text cols[i], as ExprOver does: the aggregate of
+// a pushed-down join's rows, e.g. sum(r1.amount). It fails if a is not
+// ShippableAgg.
+func AggOver(a *nodes.AggCall, cols []string) (string, error) {
+	if err := checkAgg(a); err != nil {
+		return "", err
+	}
+	p := printer{cols: cols, rawCols: true}
+	p.agg(a)
+	return p.result()
+}
+
+// SortKeyOver prints one ORDER BY item over cols, "r1.c1 ASC NULLS LAST"
+// as postgres_fdw's appendOrderByClause does. A key that reads no column
+// gives "": ordering by a constant changes nothing, and a bare integer
+// would be taken for an output column position.
+func SortKeyOver(k nodes.SortKey, cols []string) (string, error) {
+	if isConstant(k.Expr) {
+		return "", nil
+	}
+	if err := checkExpr(k.Expr); err != nil {
+		return "", err
+	}
+	p := printer{cols: cols, rawCols: true}
+	p.sortKeys("", []nodes.SortKey{k})
+	return p.result()
+}
+
+// LimitSQL prints LIMIT and OFFSET as postgres_fdw's appendLimitClause
+// does, " LIMIT 10::bigint OFFSET 5::bigint"; either may be nil. It fails
+// unless both are constants.
+func LimitSQL(count, offset nodes.Expr) (string, error) {
+	p := printer{}
+	for _, c := range []struct {
+		word string
+		e    nodes.Expr
+	}{{" LIMIT ", count}, {" OFFSET ", offset}} {
+		if c.e == nil {
+			continue
+		}
+		k, ok := c.e.(*nodes.Const)
+		if !ok {
+			return "", notShippable("%snot a constant", c.word)
+		}
+		if err := checkConst(k); err != nil {
+			return "", err
+		}
+		p.WriteString(c.word)
+		p.expr(k)
+	}
+	return p.result()
+}
+
+// UpperSQL is the remote query of a pushed-down join with what was pushed
+// above it: "SELECT cols FROM from WHERE ... GROUP BY 1, 2 HAVING ...
+// ORDER BY ... LIMIT ...", GROUP BY by position as postgres_fdw writes it
+// (the SELECT list starts with the grouping expressions).
+func UpperSQL(j *nodes.RemoteJoin) string {
+	var b strings.Builder
+	b.WriteString("SELECT ")
+	if len(j.Cols) == 0 {
+		b.WriteString("NULL")
+	}
+	b.WriteString(strings.Join(j.Cols, ", "))
+	b.WriteString(" FROM ")
+	b.WriteString(j.From)
+	clause := func(word string, conds []string) {
+		for i, c := range conds {
+			if i == 0 {
+				b.WriteString(word)
+			} else {
+				b.WriteString(" AND ")
+			}
+			b.WriteString("(" + c + ")")
+		}
+	}
+	clause(" WHERE ", j.Where)
+	for i := 0; i < j.GroupBy; i++ {
+		if i == 0 {
+			b.WriteString(" GROUP BY ")
+		} else {
+			b.WriteString(", ")
+		}
+		b.WriteString(strconv.Itoa(i + 1))
+	}
+	clause(" HAVING ", j.Having)
+	if len(j.OrderBy) > 0 {
+		b.WriteString(" ORDER BY ")
+		b.WriteString(strings.Join(j.OrderBy, ", "))
+	}
+	b.WriteString(j.Limit)
+	return b.String()
+}
