@@ -214,6 +214,12 @@ func (a *aggOp) addBatch(b arrow.RecordBatch) error {
 		}
 	}
 	for i, st := range a.states {
+		if done, err := updateAggScaled(st, a.args[i], b, groups, a.ngroups, a.ec); done || err != nil {
+			if err != nil {
+				return err
+			}
+			continue
+		}
 		args := make([]arrow.Array, len(a.args[i]))
 		for j, ev := range a.args[i] {
 			arr, err := ev.eval(b)

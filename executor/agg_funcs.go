@@ -548,6 +548,18 @@ type numericSumState struct {
 }
 
 func (s *numericSumState) update(groups []int32, nrows, ngroups int, args []arrow.Array) error {
+	if scaledVectors {
+		v, err := parseScaledArray(args[0])
+		if err != nil {
+			return err
+		}
+		return s.updateScaled(groups, ngroups, v)
+	}
+	return s.updateRows(groups, nrows, ngroups, args)
+}
+
+// updateRows parses and adds row by row (scaledVectors off).
+func (s *numericSumState) updateRows(groups []int32, nrows, ngroups int, args []arrow.Array) error {
 	s.sums, s.counts = grow(s.sums, ngroups), grow(s.counts, ngroups)
 	s.fixed, s.scales = grow(s.fixed, ngroups), grow(s.scales, ngroups)
 	strs, isStr := args[0].(*array.String)

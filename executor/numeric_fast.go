@@ -7,6 +7,11 @@ package executor
 // directly. A row whose operands do not fit, or whose result would
 // overflow, goes through the decimal arithmetic, so results are always
 // those of numeric_add, numeric_sub and numeric_mul.
+//
+// The operands come as scaled vectors (numeric_vector.go): a tree of
+// these operators parses each column once and writes text only for its
+// result, or never when sum or avg consumes it. evalRows is the older
+// text round trip per operator, kept for comparison (scaledVectors off).
 
 import (
 	"math"
@@ -26,6 +31,9 @@ type numericArithEval struct {
 	// `1 - l_discount`), read once per batch instead of once per row.
 	lconst, rconst bool
 	slow           func([]any) (any, error)
+	// lvec, rvec give the operands as scaled vectors (numeric_vector.go).
+	lvec, rvec scaledEvaluator
+	buf        []int64 // the values of the last evalScaled, reused
 }
 
 // scaledOperand is one side of a row's operation: parsed (ok) or not.
@@ -54,10 +62,23 @@ func compileNumericArith(x *nodes.OpExpr, ec *ExecContext) (evaluator, error) {
 		return nil, err
 	}
 	isConst := func(e nodes.Expr) bool { _, c := e.(*nodes.Const); return c || foldable(e) }
-	return &numericArithEval{op: x.Op, left: l, right: r, lconst: isConst(x.Left), rconst: isConst(x.Right), slow: numericOp(x.Op)}, nil
+	return &numericArithEval{op: x.Op, left: l, right: r, lconst: isConst(x.Left), rconst: isConst(x.Right),
+		slow: numericOp(x.Op), lvec: asScaled(l, ec), rvec: asScaled(r, ec)}, nil
 }
 
 func (e *numericArithEval) eval(b arrow.RecordBatch) (arrow.Array, error) {
+	if !scaledVectors {
+		return e.evalRows(b)
+	}
+	v, err := e.evalScaled(b)
+	if err != nil {
+		return nil, err
+	}
+	return v.toArray(), nil
+}
+
+// evalRows is the row-at-a-time text path (scaledVectors off).
+func (e *numericArithEval) evalRows(b arrow.RecordBatch) (arrow.Array, error) {
 	la, err := e.left.eval(b)
 	if err != nil {
 		return nil, err
@@ -141,7 +162,7 @@ func (e *numericArithEval) fast(l, r scaledOperand) (int64, int32, bool) {
 		c = -c
 	}
 	v := a + c
-	if (c > 0 && v < a) || (c < 0 && v > a) {
+	if (c > 0 && v < a) || (c < 0 && v > a) || v == math.MinInt64 {
 		return 0, 0, false
 	}
 	return v, as, true

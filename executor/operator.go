@@ -84,6 +84,10 @@ type ExecContext struct {
 	// arrays Release frees.
 	consts []*constEval
 
+	// scaledCols shares numeric columns parsed to int64 among the
+	// statement's evaluators that read the same batch (numeric_vector.go).
+	scaledCols *scaledColumns
+
 	// subPlans are the SubPlan evaluators compiled by the node being
 	// built, which Build hands to its subPlanHost (subplan.go).
 	subPlans []*subPlanEval

@@ -90,6 +90,9 @@ func compileOp(x *nodes.OpExpr, ec *ExecContext) (evaluator, error) {
 			return nil, pgerr.Internal("executor: no %s operator for %s", x.Op, lt)
 		}
 	case "=", "<>", "<", "<=", ">", ">=":
+		if lt.ID == types.Numeric && rt.ID == types.Numeric && scaledVectors {
+			return compileNumericCompare(x, ec) // numeric_vector.go
+		}
 		kernel = compareKernel(x.Op, lt)
 	case "||":
 		return compileRowwise([]nodes.Expr{x.Left, x.Right}, x.T, true, ec, func(a []any) (any, error) {
