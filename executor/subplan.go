@@ -172,33 +172,44 @@ func (s *subPlanEval) run(ctx context.Context) (any, error) {
 	if err := checkCtx(ctx); err != nil {
 		return nil, err
 	}
+	acc := newSubLinkAcc(s.sp)
+	err := s.scan(ctx, func(b arrow.RecordBatch) (bool, error) {
+		defer b.Release()
+		err := s.accumulate(acc, b)
+		return acc.done, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return acc.result(), nil
+}
+
+// scan runs the subquery once, handing each batch to each (which owns it)
+// until it says stop, and closes it.
+func (s *subPlanEval) scan(ctx context.Context, each func(arrow.RecordBatch) (stop bool, err error)) error {
 	rec := *s.ec
 	rec.consts = nil
 	defer rec.Release()
 	op, err := Build(s.sp.Plan, &rec)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer op.Close()
 	if err := op.Open(ctx); err != nil {
-		return nil, err
+		return err
 	}
-	acc := newSubLinkAcc(s.sp)
-	for !acc.done {
+	for {
 		b, err := op.Next(ctx)
 		if err == io.EOF {
-			break
+			return nil
 		}
 		if err != nil {
-			return nil, err
+			return err
 		}
-		err = s.accumulate(acc, b)
-		b.Release()
-		if err != nil {
-			return nil, err
+		if stop, err := each(b); stop || err != nil {
+			return err
 		}
 	}
-	return acc.result(), nil
 }
 
 // fromKept answers an uncorrelated ANY / ALL from the subquery's rows,
@@ -227,33 +238,19 @@ func (s *subPlanEval) fromKept() (any, error) {
 
 // keep runs the subquery and keeps its batches, up to work_mem.
 func (s *subPlanEval) keep() error {
-	rec := *s.ec
-	rec.consts = nil
-	defer rec.Release()
-	op, err := Build(s.sp.Plan, &rec)
-	if err != nil {
-		return err
-	}
-	defer op.Close()
-	if err := op.Open(s.ctx); err != nil {
-		return err
-	}
-	limit := s.ec.workMem()
-	for {
-		b, err := op.Next(s.ctx)
-		if err == io.EOF {
-			s.keptAll = true
-			return nil
-		}
-		if err != nil {
-			return err
-		}
+	limit, tooBig := s.ec.workMem(), false
+	err := s.scan(s.ctx, func(b arrow.RecordBatch) (bool, error) {
 		s.kept = append(s.kept, b)
-		if s.keptBytes += batchBytes(b); s.keptBytes > limit {
-			s.dropKept()
-			return nil
-		}
+		s.keptBytes += batchBytes(b)
+		tooBig = s.keptBytes > limit
+		return tooBig, nil
+	})
+	if err != nil || tooBig {
+		s.dropKept()
+		return err
 	}
+	s.keptAll = true
+	return nil
 }
 
 func (s *subPlanEval) dropKept() {
@@ -339,35 +336,17 @@ func hasKey(set map[string]struct{}, key []byte) bool {
 
 // buildSet runs the subquery once into the hash set of its values.
 func (s *subPlanEval) buildSet() error {
-	rec := *s.ec
-	rec.consts = nil
-	defer rec.Release()
-	op, err := Build(s.sp.Plan, &rec)
-	if err != nil {
-		return err
-	}
-	defer op.Close()
-	if err := op.Open(s.ctx); err != nil {
-		return err
-	}
 	s.set = map[string]struct{}{}
 	t := s.sp.HashRight.Type()
 	limit, used := s.ec.hashMem(), int64(0)
 	var key []byte
-	for {
-		b, err := op.Next(s.ctx)
-		if err == io.EOF {
-			s.hashedOK = true
-			return nil
-		}
-		if err != nil {
-			return err
-		}
+	err := s.scan(s.ctx, func(b arrow.RecordBatch) (bool, error) {
 		vals, err := s.hashRight.eval(b)
 		b.Release()
 		if err != nil {
-			return err
+			return true, err
 		}
+		defer vals.Release()
 		s.setRows = true
 		for r := 0; r < vals.Len(); r++ {
 			v := types.DatumAt(vals, t, r)
@@ -381,12 +360,14 @@ func (s *subPlanEval) buildSet() error {
 				used += int64(len(key)) + 48 // the map entry's own share
 			}
 		}
-		vals.Release()
-		if used > limit {
-			s.set, s.setNull, s.setRows = nil, false, false
-			return nil // hashedOK stays false: run per row
-		}
+		return used > limit, nil
+	})
+	if err != nil || used > limit {
+		s.set, s.setNull, s.setRows = nil, false, false
+		return err // hashedOK stays false: run per row
 	}
+	s.hashedOK = true
+	return nil
 }
 
 // close releases what the evaluator kept.

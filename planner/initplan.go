@@ -129,34 +129,10 @@ var errNeedsSubPlan = pgerr.NotSupported("this correlated subquery (it needs a S
 // hasScalarSublink reports whether a WHERE clause has a scalar subquery,
 // which, if correlated, joins the query's FROM (decorrelate.go).
 func hasScalarSublink(n *pg.Node) bool {
-	found := false
-	var walk func(n *pg.Node)
-	walk = func(n *pg.Node) {
-		if n == nil || found {
-			return
-		}
-		switch x := n.Node.(type) {
-		case *pg.Node_SubLink:
-			found = x.SubLink.SubLinkType == pg.SubLinkType_EXPR_SUBLINK
-		case *pg.Node_BoolExpr:
-			for _, a := range x.BoolExpr.Args {
-				walk(a)
-			}
-		case *pg.Node_AExpr:
-			walk(x.AExpr.Lexpr)
-			walk(x.AExpr.Rexpr)
-		case *pg.Node_TypeCast:
-			walk(x.TypeCast.Arg)
-		case *pg.Node_FuncCall:
-			for _, a := range x.FuncCall.Args {
-				walk(a)
-			}
-		case *pg.Node_NullTest:
-			walk(x.NullTest.Arg)
-		}
-	}
-	walk(n)
-	return found
+	return anyParseNode(n, func(x *pg.Node) bool {
+		sl := x.GetSubLink()
+		return sl != nil && sl.SubLinkType == pg.SubLinkType_EXPR_SUBLINK
+	}, nil)
 }
 
 // targetsHaveScalarSublink is hasScalarSublink for a select list.

@@ -230,39 +230,12 @@ func (ja *joinAnalysis) takePulled() []nodes.Expr {
 	return q
 }
 
-// hasSublink reports whether a parse tree holds a subquery.
+// hasSublink reports whether a parse tree holds a subquery, or a node
+// it does not look into.
 func hasSublink(n *pg.Node) bool {
-	found := false
-	var walk func(n *pg.Node)
-	walk = func(n *pg.Node) {
-		if n == nil || found {
-			return
-		}
-		switch x := n.Node.(type) {
-		case *pg.Node_SubLink:
-			found = true
-		case *pg.Node_BoolExpr:
-			for _, a := range x.BoolExpr.Args {
-				walk(a)
-			}
-		case *pg.Node_AExpr:
-			walk(x.AExpr.Lexpr)
-			walk(x.AExpr.Rexpr)
-		case *pg.Node_NullTest:
-			walk(x.NullTest.Arg)
-		case *pg.Node_TypeCast:
-			walk(x.TypeCast.Arg)
-		case *pg.Node_FuncCall:
-			for _, a := range x.FuncCall.Args {
-				walk(a)
-			}
-		case *pg.Node_ColumnRef, *pg.Node_AConst:
-		default:
-			found = true // anything else: leave the subquery whole
-		}
-	}
-	walk(n)
-	return found
+	return anyParseNode(n, func(x *pg.Node) bool { return x.GetSubLink() != nil }, func(x *pg.Node) bool {
+		return x.GetColumnRef() == nil && x.GetAConst() == nil
+	})
 }
 
 // selfContained reports whether the join conditions inside t name only

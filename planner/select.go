@@ -999,28 +999,7 @@ func stripImplicit(e nodes.Expr) nodes.Expr {
 // HasColumnRef reports whether a parse tree names a column (a DEFAULT or a
 // LIMIT must not).
 func HasColumnRef(n *pg.Node) bool {
-	found := false
-	var walk func(n *pg.Node)
-	walk = func(n *pg.Node) {
-		if n == nil || found {
-			return
-		}
-		switch x := n.Node.(type) {
-		case *pg.Node_ColumnRef:
-			found = true
-		case *pg.Node_AExpr:
-			walk(x.AExpr.Lexpr)
-			walk(x.AExpr.Rexpr)
-		case *pg.Node_TypeCast:
-			walk(x.TypeCast.Arg)
-		case *pg.Node_FuncCall:
-			for _, a := range x.FuncCall.Args {
-				walk(a)
-			}
-		}
-	}
-	walk(n)
-	return found
+	return anyParseNode(n, func(x *pg.Node) bool { return x.GetColumnRef() != nil }, nil)
 }
 
 func hasAgg(e nodes.Expr) bool {
