@@ -53,6 +53,19 @@
 // UPDATE or DELETE; it reports its count and RETURNING rows to the
 // statement (ExecContext) and gives its parent a batch without columns.
 //
+// # Params: InitPlans, SubPlans, parameterized loops
+//
+// A plan reads values set at run time as Params (nodes.Param). An
+// InitPlan sets its Param once, when the node holding it opens
+// (init_plan.go). A SubPlan (subplan.go) and a parameterized Nested Loop
+// (nested_loop_param.go) set theirs per outer row in a layer of their
+// own over the statement's values (paramValues.parent), then build their
+// inner plan's operators afresh and run them: operators are never
+// rescanned. A SubPlan's evaluator gets the context of its host node's
+// Open and Next (subPlanHost); the planner keeps SubPlans out of
+// parallel workers and async fetchers, so it always runs on its host's
+// goroutine.
+//
 // # Batch ownership
 //
 // Next transfers ownership of the returned batch to the caller, who must
