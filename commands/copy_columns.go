@@ -40,23 +40,19 @@ type copyColumn interface {
 func newCopyColumn(t types.T) copyColumn {
 	switch t.ID {
 	case types.Int2:
-		return &intColumn[int16]{t: t}
-	case types.Int4:
-		return &intColumn[int32]{t: t}
-	case types.Int8:
-		return &intColumn[int64]{t: t}
-	case types.Date:
-		return &dateColumn{}
+		return &fixedColumn[int16]{t: t}
+	case types.Int4, types.Date:
+		return &fixedColumn[int32]{t: t}
+	case types.Int8, types.Timestamp, types.TimestampTZ:
+		return &fixedColumn[int64]{t: t}
+	case types.Float4:
+		return &fixedColumn[float32]{t: t}
+	case types.Float8:
+		return &fixedColumn[float64]{t: t}
 	case types.Text, types.Varchar, types.Bpchar, types.Unknown:
 		return &stringColumn{t: t}
 	case types.Numeric:
 		return &numericColumn{stringColumn{t: t}}
-	case types.Float4:
-		return &floatColumn[float32]{t: t, bits: 32}
-	case types.Float8:
-		return &floatColumn[float64]{t: t, bits: 64}
-	case types.Timestamp, types.TimestampTZ:
-		return &timestampColumn{t: t}
 	}
 	return &datumColumn{t: t} // booleans, intervals and any other type
 }
@@ -104,14 +100,52 @@ func fitted[V any](s []V) []V {
 	return append(make([]V, 0, len(s)), s...)
 }
 
-// intColumn converts smallint, integer and bigint fields.
-type intColumn[V int16 | int32 | int64] struct {
+// fixedColumn converts fields of a fixed-width type (integers, floats,
+// dates, timestamps) with the type's fast parser (parse); a field it
+// refuses goes through types.Parse, so values and errors are its.
+type fixedColumn[V int16 | int32 | int64 | float32 | float64] struct {
 	t     types.T
 	vals  []V
 	nulls nullRows
 }
 
-func (c *intColumn[V]) convert(data []byte, fields []fieldRef, k, stride, n int) (int, error) {
+// parse is the fast parser of c's type; a switch the branch predictor
+// learns, not a call through a function value, per field.
+func (c *fixedColumn[V]) parse(b []byte) (V, bool) {
+	switch c.t.ID {
+	case types.Int2, types.Int4, types.Int8:
+		v, ok := types.ParseIntFast(b, c.t)
+		return V(v), ok
+	case types.Float4:
+		v, ok := types.ParseFloatFast(b, 32)
+		return V(v), ok
+	case types.Float8:
+		v, ok := types.ParseFloatFast(b, 64)
+		return V(v), ok
+	case types.Date:
+		v, ok := types.ParseDateFast(b)
+		return V(v), ok
+	case types.Timestamp, types.TimestampTZ:
+		v, ok := types.ParseTimestampFast(b, c.t.ID == types.TimestampTZ)
+		return V(v), ok
+	}
+	return 0, false
+}
+
+// fromDatum is the value of a datum types.Parse gave.
+func fromDatum[V int16 | int32 | int64 | float32 | float64](d any) V {
+	switch x := d.(type) {
+	case int64:
+		return V(x)
+	case int32:
+		return V(x)
+	case float64:
+		return V(x)
+	}
+	return 0
+}
+
+func (c *fixedColumn[V]) convert(data []byte, fields []fieldRef, k, stride, n int) (int, error) {
 	for r := range n {
 		f := fields[r*stride+k]
 		if f.start < 0 {
@@ -119,100 +153,24 @@ func (c *intColumn[V]) convert(data []byte, fields []fieldRef, k, stride, n int)
 			c.vals = append(c.vals, 0)
 			continue
 		}
-		v, ok := types.ParseIntFast(data[f.start:f.end], c.t)
+		v, ok := c.parse(data[f.start:f.end])
 		if !ok {
 			d, err := types.Parse(c.t, string(data[f.start:f.end]))
 			if err != nil {
 				return r, err
 			}
-			v = d.(int64)
-		}
-		c.vals = append(c.vals, V(v))
-	}
-	return n, nil
-}
-
-func (c *intColumn[V]) reserve(rows int) { c.vals = slices.Grow(c.vals, rows) }
-
-func (c *intColumn[V]) truncate(rows int) { c.vals, c.nulls = c.vals[:rows], c.nulls.truncate(rows) }
-
-func (c *intColumn[V]) finish() arrow.Array {
-	a := fixedArray(c.t.ArrowType(), fitted(c.vals), c.nulls)
-	c.vals, c.nulls = nil, nil // reserve allocates the next chunk's
-	return a
-}
-
-// dateColumn converts date fields.
-type dateColumn struct {
-	vals  []int32
-	nulls nullRows
-}
-
-func (c *dateColumn) convert(data []byte, fields []fieldRef, k, stride, n int) (int, error) {
-	for r := range n {
-		f := fields[r*stride+k]
-		if f.start < 0 {
-			c.nulls = append(c.nulls, int32(len(c.vals)))
-			c.vals = append(c.vals, 0)
-			continue
-		}
-		v, ok := types.ParseDateFast(data[f.start:f.end])
-		if !ok {
-			d, err := types.Parse(types.DateT, string(data[f.start:f.end]))
-			if err != nil {
-				return r, err
-			}
-			v = d.(int32)
+			v = fromDatum[V](d)
 		}
 		c.vals = append(c.vals, v)
 	}
 	return n, nil
 }
 
-func (c *dateColumn) reserve(rows int) { c.vals = slices.Grow(c.vals, rows) }
+func (c *fixedColumn[V]) reserve(rows int) { c.vals = slices.Grow(c.vals, rows) }
 
-func (c *dateColumn) truncate(rows int) { c.vals, c.nulls = c.vals[:rows], c.nulls.truncate(rows) }
+func (c *fixedColumn[V]) truncate(rows int) { c.vals, c.nulls = c.vals[:rows], c.nulls.truncate(rows) }
 
-func (c *dateColumn) finish() arrow.Array {
-	a := fixedArray(arrow.FixedWidthTypes.Date32, fitted(c.vals), c.nulls)
-	c.vals, c.nulls = nil, nil // reserve allocates the next chunk's
-	return a
-}
-
-// timestampColumn converts timestamp and timestamptz fields.
-type timestampColumn struct {
-	t     types.T
-	vals  []int64
-	nulls nullRows
-}
-
-func (c *timestampColumn) convert(data []byte, fields []fieldRef, k, stride, n int) (int, error) {
-	withZone := c.t.ID == types.TimestampTZ
-	for r := range n {
-		f := fields[r*stride+k]
-		if f.start < 0 {
-			c.nulls = append(c.nulls, int32(len(c.vals)))
-			c.vals = append(c.vals, 0)
-			continue
-		}
-		v, ok := types.ParseTimestampFast(data[f.start:f.end], withZone)
-		if !ok {
-			d, err := types.Parse(c.t, string(data[f.start:f.end]))
-			if err != nil {
-				return r, err
-			}
-			v = d.(int64)
-		}
-		c.vals = append(c.vals, v)
-	}
-	return n, nil
-}
-
-func (c *timestampColumn) reserve(rows int) { c.vals = slices.Grow(c.vals, rows) }
-
-func (c *timestampColumn) truncate(rows int) { c.vals, c.nulls = c.vals[:rows], c.nulls.truncate(rows) }
-
-func (c *timestampColumn) finish() arrow.Array {
+func (c *fixedColumn[V]) finish() arrow.Array {
 	a := fixedArray(c.t.ArrowType(), fitted(c.vals), c.nulls)
 	c.vals, c.nulls = nil, nil // reserve allocates the next chunk's
 	return a
@@ -327,45 +285,6 @@ func (c *numericColumn) convert(data []byte, fields []fieldRef, k, stride, n int
 		}
 	}
 	return n, nil
-}
-
-// floatColumn converts real and double precision fields.
-type floatColumn[V float32 | float64] struct {
-	t     types.T
-	bits  int
-	vals  []V
-	nulls nullRows
-}
-
-func (c *floatColumn[V]) convert(data []byte, fields []fieldRef, k, stride, n int) (int, error) {
-	for r := range n {
-		f := fields[r*stride+k]
-		if f.start < 0 {
-			c.nulls = append(c.nulls, int32(len(c.vals)))
-			c.vals = append(c.vals, 0)
-			continue
-		}
-		v, ok := types.ParseFloatFast(data[f.start:f.end], c.bits)
-		if !ok {
-			d, err := types.Parse(c.t, string(data[f.start:f.end]))
-			if err != nil {
-				return r, err
-			}
-			v = d.(float64)
-		}
-		c.vals = append(c.vals, V(v))
-	}
-	return n, nil
-}
-
-func (c *floatColumn[V]) reserve(rows int) { c.vals = slices.Grow(c.vals, rows) }
-
-func (c *floatColumn[V]) truncate(rows int) { c.vals, c.nulls = c.vals[:rows], c.nulls.truncate(rows) }
-
-func (c *floatColumn[V]) finish() arrow.Array {
-	a := fixedArray(c.t.ArrowType(), fitted(c.vals), c.nulls)
-	c.vals, c.nulls = nil, nil // reserve allocates the next chunk's
-	return a
 }
 
 // datumColumn converts fields of any other type through types.Parse,
