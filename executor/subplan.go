@@ -55,6 +55,9 @@ type subPlanEval struct {
 	test   evaluator // ANY / ALL over a subquery batch; nil when hashed
 
 	cache map[string]any
+	// correlated: the subquery reads outer values (sp.Correlated), so it
+	// runs per distinct Args; else its rows are kept once.
+	correlated bool
 
 	// An uncorrelated subquery's rows, once run (keptAll: all of them).
 	kept      []arrow.RecordBatch
@@ -97,7 +100,8 @@ func compileSubPlan(sp *nodes.SubPlan, ec *ExecContext) (evaluator, error) {
 			return nil, err
 		}
 	}
-	if !sp.Volatile && sp.Correlated() {
+	s.correlated = sp.Correlated()
+	if !sp.Volatile && s.correlated {
 		s.cache = map[string]any{}
 	}
 	ec.subPlans = append(ec.subPlans, s)
@@ -153,7 +157,7 @@ func (s *subPlanEval) answer(key []byte) (any, error) {
 	}
 	var v any
 	var err error
-	if s.sp.Correlated() || s.sp.Volatile {
+	if s.correlated || s.sp.Volatile {
 		v, err = s.run(s.ctx)
 	} else {
 		v, err = s.fromKept()

@@ -125,18 +125,7 @@ func (c *exprCtx) decorrelate(sl *pg.SubLink) (nodes.Expr, error) {
 // correlation splits an equality of an expression over the subquery's
 // relations with one over the outer query's.
 func (ja *joinAnalysis) correlation(q nodes.Expr, inner, outer relSet) (nodes.Expr, nodes.Expr, bool) {
-	op, ok := q.(*nodes.OpExpr)
-	if !ok || op.Op != "=" || op.Left == nil {
-		return nil, nil, false
-	}
-	l, r := ja.refs(op.Left), ja.refs(op.Right)
-	switch {
-	case l != 0 && r != 0 && l.subsetOf(inner) && r.subsetOf(outer):
-		return op.Left, op.Right, true
-	case l != 0 && r != 0 && r.subsetOf(inner) && l.subsetOf(outer):
-		return op.Right, op.Left, true
-	}
-	return nil, nil, false
+	return ja.equalitySides(q, inner, outer, nil)
 }
 
 // groupedSubquery plans SELECT keys..., target FROM tree WHERE own GROUP

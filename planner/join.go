@@ -344,15 +344,25 @@ func (ja *joinAnalysis) joinHow(typ nodes.JoinType, outer, inner *planned, quals
 // hashClause reports whether q is an equality of an expression over outer
 // with one over inner, of one hashable type, and returns the two sides.
 func (ja *joinAnalysis) hashClause(q nodes.Expr, outer, inner relSet) (nodes.Expr, nodes.Expr, bool) {
+	return ja.equalitySides(q, outer, inner, hashable)
+}
+
+// equalitySides reports whether q is an equality of an expression over a
+// with one over b, and returns them in that order; with keyType set, both
+// sides must have one type it accepts.
+func (ja *joinAnalysis) equalitySides(q nodes.Expr, a, b relSet, keyType func(types.T) bool) (nodes.Expr, nodes.Expr, bool) {
 	op, ok := q.(*nodes.OpExpr)
-	if !ok || op.Op != "=" || op.Left == nil || op.Left.Type().ID != op.Right.Type().ID || !hashable(op.Left.Type()) {
+	if !ok || op.Op != "=" || op.Left == nil {
+		return nil, nil, false
+	}
+	if keyType != nil && (op.Left.Type().ID != op.Right.Type().ID || !keyType(op.Left.Type())) {
 		return nil, nil, false
 	}
 	l, r := ja.refs(op.Left), ja.refs(op.Right)
 	switch {
-	case l != 0 && r != 0 && l.subsetOf(outer) && r.subsetOf(inner):
+	case l != 0 && r != 0 && l.subsetOf(a) && r.subsetOf(b):
 		return op.Left, op.Right, true
-	case l != 0 && r != 0 && l.subsetOf(inner) && r.subsetOf(outer):
+	case l != 0 && r != 0 && l.subsetOf(b) && r.subsetOf(a):
 		return op.Right, op.Left, true
 	}
 	return nil, nil, false

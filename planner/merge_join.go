@@ -86,18 +86,7 @@ func (ja *joinAnalysis) joinMethod(typ nodes.JoinType, outer, inner *planned, qu
 // outer with one over inner, of one sortable type, and returns the two
 // sides.
 func (ja *joinAnalysis) mergeClause(q nodes.Expr, outer, inner relSet) (nodes.Expr, nodes.Expr, bool) {
-	op, ok := q.(*nodes.OpExpr)
-	if !ok || op.Op != "=" || op.Left == nil || op.Left.Type().ID != op.Right.Type().ID || !sortable(op.Left.Type()) {
-		return nil, nil, false
-	}
-	l, r := ja.refs(op.Left), ja.refs(op.Right)
-	switch {
-	case l != 0 && r != 0 && l.subsetOf(outer) && r.subsetOf(inner):
-		return op.Left, op.Right, true
-	case l != 0 && r != 0 && l.subsetOf(inner) && r.subsetOf(outer):
-		return op.Right, op.Left, true
-	}
-	return nil, nil, false
+	return ja.equalitySides(q, outer, inner, sortable)
 }
 
 // sortable reports whether the executor's sorts and merge joins can
