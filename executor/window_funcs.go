@@ -803,23 +803,29 @@ func (a *winIntMinMaxAcc[T]) emit(b array.Builder, k int) error {
 		return nil
 	}
 	b.Reserve(k)
-	for ; k > 0; k-- {
-		switch bb := b.(type) {
-		case *array.Int64Builder:
-			bb.UnsafeAppend(int64(a.best))
-		case *array.Int32Builder:
-			bb.UnsafeAppend(int32(a.best))
-		case *array.Int16Builder:
-			bb.UnsafeAppend(int16(a.best))
-		case *array.Date32Builder:
-			bb.UnsafeAppend(arrow.Date32(a.best))
-		case *array.TimestampBuilder:
-			bb.UnsafeAppend(arrow.Timestamp(a.best))
-		default:
-			return pgerr.Internal("executor: min/max into %T", b)
-		}
+	switch bb := b.(type) {
+	case *array.Int64Builder:
+		repeatAppend(bb.UnsafeAppend, int64(a.best), k)
+	case *array.Int32Builder:
+		repeatAppend(bb.UnsafeAppend, int32(a.best), k)
+	case *array.Int16Builder:
+		repeatAppend(bb.UnsafeAppend, int16(a.best), k)
+	case *array.Date32Builder:
+		repeatAppend(bb.UnsafeAppend, arrow.Date32(a.best), k)
+	case *array.TimestampBuilder:
+		repeatAppend(bb.UnsafeAppend, arrow.Timestamp(a.best), k)
+	default:
+		return pgerr.Internal("executor: min/max into %T", b)
 	}
 	return nil
+}
+
+// repeatAppend appends v k times (room reserved): the builder's type is
+// found once per frame, not per row.
+func repeatAppend[V any](appendOne func(V), v V, k int) {
+	for ; k > 0; k-- {
+		appendOne(v)
+	}
 }
 
 // winFloatMinMaxAcc is min and max of floats: NaN above every number.
