@@ -578,3 +578,24 @@ func TestScaledColumnsShared(t *testing.T) {
 		t.Errorf("columns cached: %+v", ec.scaledCols)
 	}
 }
+
+// TestSumTakesScaledPath: sum() of a numeric column and of Q1's
+// expression consume scaled vectors (updateAggScaled handles the batch)
+// rather than falling back to text, which would give the same sums.
+func TestSumTakesScaledPath(t *testing.T) {
+	ec := &ExecContext{}
+	defer ec.Release()
+	b := exectest.NewBatch(memory.DefaultAllocator, exectest.Strings("a", "1.50", "2.25"), exectest.Strings("b", "0.10", "0.05"))
+	defer b.Release()
+	c0, c1 := col(0, types.NumericT), col(1, types.NumericT)
+	for _, e := range []nodes.Expr{c0, numOp("*", c0, numOp("-", numLit("1"), c1))} {
+		ev, err := compileExpr(e, ec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		done, err := updateAggScaled(&numericSumState{}, []evaluator{ev}, b, nil, 1, ec)
+		if err != nil || !done {
+			t.Errorf("sum(%s): scaled path taken %v (%v), want taken", e, done, err)
+		}
+	}
+}
