@@ -20,6 +20,11 @@ package executor
 //     outer side, after the whole outer side (a bitmap over build rows);
 //   - semi: each outer row with a match, once (without a JoinFilter the
 //     walk stops at the first match); anti: those without;
+//   - right semi / right anti (PostgreSQL 18's and 16's, for a semi or
+//     anti join whose returned side is the small one, so it is hashed):
+//     the build rows with a match, or without one, after the whole outer
+//     side (the right join's bitmap), or as soon as every build row with
+//     a key has matched (then no probe row can change the answer);
 //   - NullAware anti (NOT IN): no row at all once a build key is NULL,
 //     and no outer row with a NULL key unless the build side is empty.
 //
@@ -101,6 +106,11 @@ type hashJoin struct {
 	spill     joinSpill
 	mem       reservation
 	in        *interrupter
+
+	// matchable is how many rows of the table have no NULL key, and
+	// innerMatched how many of them matched (right semi and right anti
+	// joins stop probing when all have).
+	matchable, innerMatched int
 
 	oi, ii      []int32
 	oi2, ii2    []int32 // sortPairs' other buffers
@@ -301,7 +311,7 @@ func (j *hashJoin) produce(ctx context.Context) (arrow.RecordBatch, error) {
 				if err == io.EOF {
 					j.endProbeSource()
 					j.state = hjNextPartition
-					if fillInner(typ) {
+					if innerMatches(typ) {
 						j.state, j.unmatched = hjUnmatched, 0
 					}
 					continue
@@ -331,7 +341,11 @@ func (j *hashJoin) produce(ctx context.Context) (arrow.RecordBatch, error) {
 				continue
 			}
 			var sel []int32
-			sel, j.unmatched = t.matched.unmatchedRows(j.sel[:0], j.unmatched, t.rows, j.ec.BatchSize)
+			if typ == nodes.JoinRightSemi {
+				sel, j.unmatched = t.matched.matchedRows(j.sel[:0], j.unmatched, t.rows, j.ec.BatchSize)
+			} else {
+				sel, j.unmatched = t.matched.unmatchedRows(j.sel[:0], j.unmatched, t.rows, j.ec.BatchSize)
+			}
 			j.sel = sel
 			if len(sel) > 0 {
 				return j.shape.innerRows(t.batch, sel), nil
@@ -542,7 +556,11 @@ func (j *hashJoin) probeStep() (arrow.RecordBatch, error) {
 		if len(oi) == 0 {
 			return nil, nil
 		}
-		return j.joinPairs(oi, ii)
+		out, err := j.joinPairs(oi, ii)
+		if err == nil && typ.OwnRowsAreInner() && j.innerMatched == j.matchable {
+			j.probedEnough()
+		}
+		return out, err
 	}
 	// The batch's buckets are walked: its unmatched (or, for semi joins,
 	// matched) outer rows.
@@ -574,16 +592,27 @@ func (j *hashJoin) probeStep() (arrow.RecordBatch, error) {
 	return nil, nil
 }
 
+// probedEnough ends the probe side of a right semi or right anti join
+// once every build row of the table has matched: no later probe row can
+// change which build rows it returns.
+func (j *hashJoin) probedEnough() {
+	j.probe.release()
+	j.endProbeSource()
+	j.state, j.unmatched = hjUnmatched, 0
+}
+
 // dropNullOuter: outer rows with a NULL key are not returned (NOT IN
 // over a build side with rows: NULL NOT IN (1, 2) is unknown).
 func (j *hashJoin) dropNullOuter() bool { return j.plan.NullAware && j.innerSeen > 0 }
 
 // joinPairs applies the JoinFilter to pairs with equal keys, records the
 // matches, and returns the pairs' own rows (nil for semi and anti joins,
-// whose rows come out at the end of the probe batch).
+// whose rows come out at the end of the probe batch, and right semi and
+// right anti joins, whose rows come out after the probe side).
 func (j *hashJoin) joinPairs(oi, ii []int32) (arrow.RecordBatch, error) {
 	p, t := &j.probe, j.table
-	if !j.plan.Type.OwnRowsAreOuter() {
+	oneSide := j.plan.Type.OwnRowsAreOuter() || j.plan.Type.OwnRowsAreInner()
+	if !oneSide {
 		oi, ii = j.sortPairs(oi, ii, p.n)
 	}
 	var pairs arrow.RecordBatch
@@ -596,7 +625,7 @@ func (j *hashJoin) joinPairs(oi, ii []int32) (arrow.RecordBatch, error) {
 		}
 		if !all {
 			oi, ii = compactPairs(oi, ii, sel)
-			if len(sel) == 0 || j.plan.Type.OwnRowsAreOuter() {
+			if len(sel) == 0 || oneSide {
 				pairs.Release()
 				pairs = nil
 			} else {
@@ -612,9 +641,9 @@ func (j *hashJoin) joinPairs(oi, ii []int32) (arrow.RecordBatch, error) {
 		}
 	}
 	if t.matched != nil {
-		t.matched.setAll(ii)
+		j.innerMatched += t.matched.setNew(ii)
 	}
-	if j.plan.Type.OwnRowsAreOuter() || len(oi) == 0 {
+	if oneSide || len(oi) == 0 {
 		if pairs != nil {
 			pairs.Release()
 		}
@@ -676,6 +705,18 @@ type tableBuilder struct {
 	hist    [joinFanout]int // rows per 4-bit slot of the hash at the build's level
 }
 
+// nullKeys is how many of the builder's rows have a NULL key (kept only
+// by joins that return unmatched build rows).
+func (bd *tableBuilder) nullKeys() int {
+	n := 0
+	if bd.anyNull {
+		for _, null := range bd.nullKey[:bd.rows] {
+			n += int(b2u(null))
+		}
+	}
+	return n
+}
+
 func (bd *tableBuilder) reset() {
 	releaseBatches(bd.batches)
 	*bd = tableBuilder{}
@@ -684,7 +725,7 @@ func (bd *tableBuilder) reset() {
 // estimate is the memory a table of the builder's rows would take.
 func (j *hashJoin) estimate() int64 {
 	bd := &j.bld
-	return bd.bytes + tableBytes(bd.rows, bucketsFor(bd.rows, j.minBuckets()), bd.keys, fillInner(j.plan.Type))
+	return bd.bytes + tableBytes(bd.rows, bucketsFor(bd.rows, j.minBuckets()), bd.keys, innerMatches(j.plan.Type))
 }
 
 // minBuckets is the fewest buckets of the table being built: as many as
@@ -912,6 +953,7 @@ func (j *hashJoin) fanoutFor(level int, rows, bytes int64) int {
 
 // finishTable makes the builder's rows the table.
 func (j *hashJoin) finishTable() error {
+	j.matchable, j.innerMatched = j.bld.rows-j.bld.nullKeys(), 0
 	t, buckets, err := j.tableOf(&j.bld, j.minBuckets())
 	if err != nil {
 		return err
@@ -953,7 +995,7 @@ func (j *hashJoin) tableOf(bd *tableBuilder, minBuckets int) (*hashTable, int, e
 	}()
 	t := newHashTable(batch, j.forms, bd.keys, bd.hashes, nullKey, buckets, j.in)
 	built = true
-	if fillInner(j.plan.Type) {
+	if innerMatches(j.plan.Type) {
 		t.matched = newBitmap(t.rows)
 	}
 	*bd = tableBuilder{}

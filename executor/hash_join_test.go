@@ -33,7 +33,7 @@ func TestHashJoinMatchesReference(t *testing.T) {
 		{batchSize: 64, inSize: 13, debug: true},
 		{batchSize: 100, inSize: 30, workMem: 2048},
 	}
-	for _, typ := range joinTypes {
+	for _, typ := range hashJoinTypes {
 		for _, keys := range keyChoices {
 			for _, withFilter := range []bool{false, true} {
 				var filter nodes.Expr
@@ -86,10 +86,14 @@ func TestHashJoinNulls(t *testing.T) {
 		nodes.JoinFull:  cat(matches, outerOnly, innerOnly),
 		nodes.JoinSemi:  {outer[0], outer[2]},
 		nodes.JoinAnti:  {outer[1], outer[3]},
+		// Build row 1's NULL key matches nothing: it is a right anti
+		// join's row.
+		nodes.JoinRightSemi: {inner[0], inner[2], inner[4]},
+		nodes.JoinRightAnti: {inner[1], inner[3]},
 	}
 	mem := checkedAlloc(t)
 	dir := t.TempDir()
-	for _, typ := range joinTypes {
+	for _, typ := range hashJoinTypes {
 		sameRows(t, typ.SQL()+"/reference", refJoin(typ, outer, inner, []int{0}, nil), want[typ])
 		for _, run := range []joinRun{{batchSize: 2, inSize: 2}, {batchSize: 1024, inSize: 3, debug: true}} {
 			p, o, i := hashJoinPlan(typ, []int{0}, nil)
@@ -122,7 +126,7 @@ func TestHashJoinSpillsAlike(t *testing.T) {
 		{joinRun{batchSize: 1000, inSize: 400, workMem: 64 << 10}, 16},
 		{joinRun{batchSize: 1000, inSize: 400, workMem: 10 << 10}, 17},
 	}
-	for _, typ := range joinTypes {
+	for _, typ := range hashJoinTypes {
 		for _, withFilter := range []bool{false, true} {
 			var filter nodes.Expr
 			if withFilter {
@@ -176,8 +180,9 @@ func TestHashJoinDuplicates(t *testing.T) {
 	want := map[nodes.JoinType]int{
 		nodes.JoinInner: 100000, nodes.JoinLeft: 100005, nodes.JoinRight: 100000,
 		nodes.JoinFull: 100005, nodes.JoinSemi: 25, nodes.JoinAnti: 5,
+		nodes.JoinRightSemi: 4000, nodes.JoinRightAnti: 0,
 	}
-	for _, typ := range joinTypes {
+	for _, typ := range hashJoinTypes {
 		for _, run := range []joinRun{{batchSize: 1000, inSize: 7}, {batchSize: 999, inSize: 512, debug: true}} {
 			p, o, i := hashJoinPlan(typ, []int{0}, nil)
 			ec := run.context(t, dir)
@@ -204,7 +209,7 @@ func TestHashJoinDuplicates(t *testing.T) {
 func TestHashJoinEmptySides(t *testing.T) {
 	mem := checkedAlloc(t)
 	rows := [][]any{{int64(1), "a", int64(1)}, {nil, "b", int64(2)}}
-	for _, typ := range joinTypes {
+	for _, typ := range hashJoinTypes {
 		for _, emptyInner := range []bool{true, false} {
 			outer, inner := rows, [][]any(nil)
 			if !emptyInner {
@@ -377,7 +382,7 @@ func TestHashJoinStats(t *testing.T) {
 	for k := 1; k <= 20; k++ {
 		inner = append(inner, []any{int64(k), "c", int64(3)})
 	}
-	for _, typ := range joinTypes {
+	for _, typ := range hashJoinTypes {
 		for _, debug := range []bool{false, true} {
 			mem := memory.NewGoAllocator()
 			p, o, i := hashJoinPlan(typ, []int{0}, nil)
@@ -488,7 +493,7 @@ func TestHashJoinEarlyClose(t *testing.T) {
 	dir := t.TempDir()
 	r := rand.New(rand.NewSource(4))
 	outer, inner := randomRows(r, 500, 50), randomRows(r, 500, 50)
-	for _, typ := range joinTypes {
+	for _, typ := range hashJoinTypes {
 		for _, stopAfter := range []int{1, 3} {
 			p, o, i := hashJoinPlan(typ, []int{0, 1}, ltFilter())
 			ec := &ExecContext{BatchSize: 20, DebugSpill: true, TempDir: dir}
@@ -571,5 +576,35 @@ func TestHashJoinNullAware(t *testing.T) {
 		}
 	}
 	noTempFiles(t, dir)
+	mem.AssertSize(t, 0)
+}
+
+// TestHashJoinRightStopsEarly: a right semi or right anti join stops
+// reading its probe side once every build row with a key has matched
+// (no later probe row can change its answer), and still returns its
+// NULL-keyed build rows (right anti).
+func TestHashJoinRightStopsEarly(t *testing.T) {
+	mem := checkedAlloc(t)
+	var outer [][]any
+	for k := 0; k < 5000; k++ {
+		outer = append(outer, []any{int64(k), "o", int64(k)})
+	}
+	inner := [][]any{{int64(3), "a", int64(1)}, {int64(7), "b", int64(2)}, {nil, "c", int64(3)}, {int64(3), "d", int64(4)}}
+	for _, typ := range []nodes.JoinType{nodes.JoinRightSemi, nodes.JoinRightAnti} {
+		p, o, i := hashJoinPlan(typ, []int{0}, nil)
+		of := exectest.New(nil, "outer", exectest.Batches(rowBatches(mem, outerFields, outer, 100)...)...)
+		inf := exectest.New(nil, "inner", exectest.Batches(rowBatches(mem, innerFields, inner, 10)...)...)
+		ec := &ExecContext{BatchSize: 1024}
+		op := buildWithFakes(t, p, ec, map[*nodes.Result]Operator{o: of, i: inf})
+		got, err := drainChecked(t, op, 1024)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameRows(t, typ.SQL(), got, refJoin(typ, outer, inner, []int{0}, nil))
+		wantNoViolations(t, of, inf)
+		if _, nexts, _ := of.Counts(); nexts > 2 {
+			t.Errorf("%s: %d probe batches read, want the first only", typ.SQL(), nexts)
+		}
+	}
 	mem.AssertSize(t, 0)
 }

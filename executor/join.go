@@ -31,6 +31,8 @@ func newJoinShape(typ nodes.JoinType, outer, inner []nodes.Field) *joinShape {
 	s.own = s.pairs
 	if typ.OwnRowsAreOuter() {
 		s.own = s.outer
+	} else if typ.OwnRowsAreInner() {
+		s.own = s.inner
 	}
 	return s
 }
@@ -41,8 +43,15 @@ func fillOuter(t nodes.JoinType) bool {
 	return t == nodes.JoinLeft || t == nodes.JoinFull || t == nodes.JoinAnti
 }
 
-// fillInner: the join returns inner rows that match nothing, null-extended.
-func fillInner(t nodes.JoinType) bool { return t == nodes.JoinRight || t == nodes.JoinFull }
+// fillInner: the join returns inner rows that match nothing (null-extended
+// for right and full joins, as they are for right anti joins).
+func fillInner(t nodes.JoinType) bool {
+	return t == nodes.JoinRight || t == nodes.JoinFull || t == nodes.JoinRightAnti
+}
+
+// innerMatches: the join records which inner rows matched (to return
+// those that did not, or, for right semi joins, those that did).
+func innerMatches(t nodes.JoinType) bool { return fillInner(t) || t == nodes.JoinRightSemi }
 
 // conform returns b under schema s, taking b over: a child's batch
 // carries its own field names, while spill files and the join's batches
@@ -134,11 +143,15 @@ func (s *joinShape) outerRows(ob arrow.RecordBatch, sel []int32) arrow.RecordBat
 	return makeBatch(s.own, cols, len(sel))
 }
 
-// innerRows is the join's own rows for the inner rows sel that matched
-// nothing (right and full joins), null-extended on the outer side.
+// innerRows is the join's own rows for the inner rows sel, which match
+// nothing (right, full and right anti joins) or something (right semi
+// joins): for right semi and right anti joins the rows themselves, else
+// null-extended on the outer side.
 func (s *joinShape) innerRows(ib arrow.RecordBatch, sel []int32) arrow.RecordBatch {
 	cols := make([]arrow.Array, 0, s.own.NumFields())
-	cols = nullColumns(cols, s.outer, len(sel))
+	if !s.typ.OwnRowsAreInner() {
+		cols = nullColumns(cols, s.outer, len(sel))
+	}
 	cols = takeColumns(cols, ib, sel)
 	return makeBatch(s.own, cols, len(sel))
 }
@@ -163,6 +176,33 @@ func (m bitmap) setAll(idx []int32) {
 	for _, i := range idx {
 		m.set(i)
 	}
+}
+
+// setNew adds idx to m and returns how many of them were not in it.
+func (m bitmap) setNew(idx []int32) int {
+	added := 0
+	for _, i := range idx {
+		w, b := i>>6, uint(i)&63
+		added += int(^m[w]>>b) & 1
+		m[w] |= 1 << b
+	}
+	return added
+}
+
+// matchedRows appends to sel the rows in [from, n) in m, stopping after
+// limit rows; it returns sel and where to continue.
+func (m bitmap) matchedRows(sel []int32, from, n, limit int) ([]int32, int) {
+	i := from
+	for ; i < n && len(sel) < limit; i++ {
+		if m[i>>6] == 0 && i&63 == 0 {
+			i += 63 // a whole word of unmatched rows
+			continue
+		}
+		if m.has(i) {
+			sel = append(sel, int32(i))
+		}
+	}
+	return sel, min(i, n)
 }
 
 // unmatchedRows appends to sel the rows in [from, n) not in m, stopping

@@ -27,6 +27,8 @@ var (
 	outerFields = []nodes.Field{field("ok1", types.Int8T), field("ok2", types.TextT), field("ov", types.Int8T)}
 	innerFields = []nodes.Field{field("ik1", types.Int8T), field("ik2", types.TextT), field("iw", types.Int8T)}
 	joinTypes   = []nodes.JoinType{nodes.JoinInner, nodes.JoinLeft, nodes.JoinRight, nodes.JoinFull, nodes.JoinSemi, nodes.JoinAnti}
+	// hashJoinTypes adds the types only a hash join runs.
+	hashJoinTypes = append(append([]nodes.JoinType(nil), joinTypes...), nodes.JoinRightSemi, nodes.JoinRightAnti)
 )
 
 // keyChoice is which columns (0: the bigint, 1: the text) a join is on.
@@ -100,7 +102,7 @@ func refJoin(typ nodes.JoinType, outer, inner [][]any, keys []int, filter func(o
 				continue
 			}
 			hit, innerHit[n] = true, true
-			if !typ.OwnRowsAreOuter() {
+			if !typ.OwnRowsAreOuter() && !typ.OwnRowsAreInner() {
 				out = append(out, append(append([]any(nil), o...), i...))
 			}
 		}
@@ -111,11 +113,12 @@ func refJoin(typ nodes.JoinType, outer, inner [][]any, keys []int, filter func(o
 			out = append(out, append(append([]any(nil), o...), nulls...))
 		}
 	}
-	if typ == nodes.JoinRight || typ == nodes.JoinFull {
-		for n, i := range inner {
-			if !innerHit[n] {
-				out = append(out, append(append([]any(nil), nulls...), i...))
-			}
+	for n, i := range inner {
+		switch {
+		case (typ == nodes.JoinRight || typ == nodes.JoinFull) && !innerHit[n]:
+			out = append(out, append(append([]any(nil), nulls...), i...))
+		case typ == nodes.JoinRightSemi && innerHit[n], typ == nodes.JoinRightAnti && !innerHit[n]:
+			out = append(out, i)
 		}
 	}
 	return out
@@ -125,6 +128,9 @@ func refJoin(typ nodes.JoinType, outer, inner [][]any, keys []int, filter func(o
 func ownFields(typ nodes.JoinType) []nodes.Field {
 	if typ.OwnRowsAreOuter() {
 		return outerFields
+	}
+	if typ.OwnRowsAreInner() {
+		return innerFields
 	}
 	return append(append([]nodes.Field(nil), outerFields...), innerFields...)
 }

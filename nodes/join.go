@@ -4,7 +4,9 @@ package nodes
 // probe side of a hash join) and the inner. Its own rows, which its
 // JoinFilter, Filter and Targets read, are the outer row's columns
 // followed by the inner row's, except for semi and anti joins, whose own
-// rows are the outer rows alone (their JoinFilter still reads both). The
+// rows are the outer rows alone, and right semi and right anti joins,
+// whose own rows are the inner rows alone (their JoinFilter still reads
+// both). The
 // columns of the side an outer join null-extends are NULL in the rows it
 // adds.
 //
@@ -22,21 +24,54 @@ const (
 	JoinRight          // every inner row
 	JoinSemi           // outer rows with at least one match, once each
 	JoinAnti           // outer rows with no match
+	// JoinRightSemi and JoinRightAnti are semi and anti joins with the
+	// sides swapped (PostgreSQL 16's Right Anti Join, 18's Right Semi
+	// Join): the rows returned are the inner rows, so that a hash join
+	// can build its table on the side whose rows it returns when that
+	// side is the small one.
+	JoinRightSemi // inner rows with at least one match, once each
+	JoinRightAnti // inner rows with no match
 )
 
 // String is the join type as EXPLAIN names it ("" for inner).
 func (t JoinType) String() string {
-	return [...]string{"", "Left", "Full", "Right", "Semi", "Anti"}[t]
+	return [...]string{"", "Left", "Full", "Right", "Semi", "Anti", "Right Semi", "Right Anti"}[t]
 }
 
 // SQL is the join type as SQL writes it (INNER, LEFT ...).
 func (t JoinType) SQL() string {
-	return [...]string{"INNER", "LEFT", "FULL", "RIGHT", "SEMI", "ANTI"}[t]
+	return [...]string{"INNER", "LEFT", "FULL", "RIGHT", "SEMI", "ANTI", "RIGHT SEMI", "RIGHT ANTI"}[t]
 }
 
 // OwnRowsAreOuter reports whether the join's own rows are the outer rows
 // alone (semi and anti joins).
 func (t JoinType) OwnRowsAreOuter() bool { return t == JoinSemi || t == JoinAnti }
+
+// OwnRowsAreInner reports whether the join's own rows are the inner rows
+// alone (right semi and right anti joins).
+func (t JoinType) OwnRowsAreInner() bool { return t == JoinRightSemi || t == JoinRightAnti }
+
+// Swapped is the join type with its sides exchanged, for the types a
+// hash join may so turn around (ok false for the others).
+func (t JoinType) Swapped() (JoinType, bool) {
+	switch t {
+	case JoinInner, JoinFull:
+		return t, true
+	case JoinLeft:
+		return JoinRight, true
+	case JoinRight:
+		return JoinLeft, true
+	case JoinSemi:
+		return JoinRightSemi, true
+	case JoinAnti:
+		return JoinRightAnti, true
+	case JoinRightSemi:
+		return JoinSemi, true
+	case JoinRightAnti:
+		return JoinAnti, true
+	}
+	return t, false
+}
 
 // HashJoin joins Outer with the hash table its Inner (a Hash) builds, on
 // the equalities OuterKeys[i] = InnerKeys[i] (strict: a NULL key matches

@@ -452,6 +452,10 @@ func joinRows(t nodes.JoinType, outer, inner, sel float64) float64 {
 		rows = outer * math.Min(1, sel*inner)
 	case nodes.JoinAnti:
 		rows = outer * (1 - math.Min(1, sel*inner))
+	case nodes.JoinRightSemi:
+		rows = inner * math.Min(1, sel*outer)
+	case nodes.JoinRightAnti:
+		rows = inner * (1 - math.Min(1, sel*outer))
 	}
 	return rows
 }
@@ -494,6 +498,9 @@ func columnStats(p nodes.Plan, idx int) *storage.ColumnStats {
 
 // joinSide maps a join's own column idx to its input and position there.
 func joinSide(t nodes.JoinType, outer, inner nodes.Plan, idx int) (nodes.Plan, int) {
+	if t.OwnRowsAreInner() {
+		return inner, idx
+	}
 	n := len(outer.Base().Out)
 	if idx < n {
 		return outer, idx

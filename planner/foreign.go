@@ -117,22 +117,14 @@ func fetchOnlyNeeded(fs *nodes.ForeignScan) {
 		pos[c] = i
 	}
 	old := fs.Columns
-	var remap func(nodes.Expr) (nodes.Expr, error)
-	remap = func(x nodes.Expr) (nodes.Expr, error) {
-		if c, ok := x.(*nodes.ColumnRef); ok {
-			cc := *c
-			cc.Index = pos[old[c.Index]]
-			return &cc, nil
-		}
-		return mapChildren(x, remap)
-	}
+	remap := func(x nodes.Expr) nodes.Expr { return mapColumns(x, func(i int) int { return pos[old[i]] }) }
 	targets := make([]nodes.Expr, len(fs.Targets))
 	for i, t := range fs.Targets {
-		targets[i], _ = remap(t)
+		targets[i] = remap(t)
 	}
 	fs.Targets = targets
 	if fs.Filter != nil {
-		fs.Filter, _ = remap(fs.Filter)
+		fs.Filter = remap(fs.Filter)
 	}
 	// RemoteConds are deparsed against the old positions: translate them
 	// to table columns now (the deparser names table columns).
@@ -217,17 +209,7 @@ func andOf(es []nodes.Expr) nodes.Expr {
 // toTableColumns rewrites ColumnRefs over scan positions into ColumnRefs
 // over table column numbers (what the deparser resolves names by).
 func toTableColumns(e nodes.Expr, cols []int) nodes.Expr {
-	var f func(nodes.Expr) (nodes.Expr, error)
-	f = func(x nodes.Expr) (nodes.Expr, error) {
-		if c, ok := x.(*nodes.ColumnRef); ok {
-			cc := *c
-			cc.Index = cols[c.Index]
-			return &cc, nil
-		}
-		return mapChildren(x, f)
-	}
-	out, _ := f(e)
-	return out
+	return mapColumns(e, func(i int) int { return cols[i] })
 }
 
 // deparseScan sets fs.RemoteSQL from its pushed-down parts.

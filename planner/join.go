@@ -243,7 +243,8 @@ func (ja *joinAnalysis) join(typ nodes.JoinType, outer, inner *planned, quals, f
 	return ja.joinHow(typ, outer, inner, quals, filters, want, out, false)
 }
 
-// joinHow is join; hashOnly makes it a hash join (merge_join.go).
+// joinHow is join; hashOnly makes it a hash join (merge_join.go) on the
+// sides given (NOT IN's null-aware anti join).
 func (ja *joinAnalysis) joinHow(typ nodes.JoinType, outer, inner *planned, quals, filters, want []nodes.Expr, out []nodes.Field, hashOnly bool) (*planned, error) {
 	if typ == nodes.JoinInner && ja.lateralNeeds(outer.rels, inner.rels) {
 		outer, inner = inner, outer // the side naming the other's columns runs per row
@@ -265,13 +266,13 @@ func (ja *joinAnalysis) joinHow(typ nodes.JoinType, outer, inner *planned, quals
 	estimate(outer.plan)
 	estimate(inner.plan)
 	method := ja.joinMethod(typ, outer, inner, quals, len(okeys) > 0, hashOnly)
-	if method == hashMethod && bytesOf(outer.plan) < bytesOf(inner.plan) {
-		// Build the hash table on the smaller side.
-		switch typ {
-		case nodes.JoinInner, nodes.JoinFull:
-			outer, inner, okeys, ikeys = inner, outer, ikeys, okeys
-		case nodes.JoinLeft:
-			typ = nodes.JoinRight
+	if method == hashMethod && bytesOf(outer.plan) < bytesOf(inner.plan) && !hashOnly {
+		// Build the hash table on the smaller side: a left join becomes a
+		// right join, a semi or anti join a right semi or right anti join
+		// (hashing the rows it returns, as PostgreSQL 16 and 18 do). NOT
+		// IN's null-aware anti join (hashOnly) keeps its sides.
+		if swapped, ok := typ.Swapped(); ok {
+			typ = swapped
 			outer, inner, okeys, ikeys = inner, outer, ikeys, okeys
 		}
 	} else if method == nestLoopMethod && typ == nodes.JoinInner && bytesOf(outer.plan) < bytesOf(inner.plan) {
@@ -281,6 +282,8 @@ func (ja *joinAnalysis) joinHow(typ nodes.JoinType, outer, inner *planned, quals
 	ownFields := append(append([]nodes.Field(nil), outer.plan.Base().Out...), inner.plan.Base().Out...)
 	if typ.OwnRowsAreOuter() {
 		own, ownFields = outer.layout, outer.plan.Base().Out
+	} else if typ.OwnRowsAreInner() {
+		own, ownFields = inner.layout, inner.plan.Base().Out
 	}
 	pairs := append(append([]int(nil), outer.layout...), inner.layout...)
 	var jp nodes.Plan

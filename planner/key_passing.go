@@ -53,7 +53,7 @@ func (ja *joinAnalysis) passKeys(hj *nodes.HashJoin) {
 		return
 	}
 	switch hj.Type {
-	case nodes.JoinInner, nodes.JoinRight, nodes.JoinSemi:
+	case nodes.JoinInner, nodes.JoinRight, nodes.JoinSemi, nodes.JoinRightSemi, nodes.JoinRightAnti:
 	default:
 		return
 	}

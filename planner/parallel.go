@@ -201,7 +201,10 @@ func partialScan(p nodes.Plan, pp parallelParams) (nodes.Plan, int) {
 	}
 	switch n := p.(type) {
 	case *nodes.HashJoin:
-		return partialJoin(p, n.Outer, n.Inner, n.Type, pp)
+		if u := unswappedJoin(n); u != nil {
+			n = u
+		}
+		return partialJoin(n, n.Outer, n.Inner, n.Type, pp)
 	case *nodes.NestedLoop:
 		return partialJoin(p, n.Outer, n.Inner, n.Type, pp)
 	case *nodes.SeqScan:
@@ -256,13 +259,41 @@ func partialScan(p nodes.Plan, pp parallelParams) (nodes.Plan, int) {
 	return nil, 0
 }
 
+// unswappedJoin is the semi or anti join that right semi or right anti
+// join j was made from (join.go builds the table on the smaller side),
+// with its sides back, since only the rows a join returns can be split
+// among participants; nil for other joins, and for one that passes its
+// keys to the foreign scan on its outer side.
+func unswappedJoin(j *nodes.HashJoin) *nodes.HashJoin {
+	typ, ok := j.Type.Swapped()
+	if !j.Type.OwnRowsAreInner() || !ok || j.PassKeys != nil {
+		return nil
+	}
+	h := &nodes.Hash{Child: j.Outer}
+	h.Out = j.Outer.Base().Out
+	u := &nodes.HashJoin{PlanBase: j.PlanBase, Type: typ, Outer: j.Inner.Child, Inner: h,
+		OuterKeys: j.InnerKeys, InnerKeys: j.OuterKeys}
+	if j.JoinFilter != nil {
+		// The filter reads pairs: the outer side's columns, then the
+		// inner side's, which trade places.
+		nOuter, nInner := len(j.Outer.Base().Out), len(j.Inner.Child.Base().Out)
+		u.JoinFilter = mapColumns(j.JoinFilter, func(i int) int {
+			if i < nOuter {
+				return i + nInner
+			}
+			return i - nOuter
+		})
+	}
+	return u
+}
+
 // partialJoin is the partial form of a join whose outer side has one:
 // each participant joins its share of the outer rows with the whole inner
 // side, which it reads (and hashes) itself, as PostgreSQL's
 // parallel-oblivious joins do. Joins that return unmatched inner rows
 // (right, full) cannot be split so: each participant would return them.
 func partialJoin(p nodes.Plan, outer, inner nodes.Plan, typ nodes.JoinType, pp parallelParams) (nodes.Plan, int) {
-	if typ == nodes.JoinRight || typ == nodes.JoinFull || !parallelSafe(inner) || hasGather(inner) {
+	if typ == nodes.JoinRight || typ == nodes.JoinFull || typ.OwnRowsAreInner() || !parallelSafe(inner) || hasGather(inner) {
 		return nil, 0
 	}
 	scan, workers := partialScan(outer, pp)

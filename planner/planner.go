@@ -68,6 +68,9 @@ type planCtx struct {
 	outer      []outerLevel
 	// unpullable are the WHERE sublinks no join could take (sublink.go).
 	unpullable map[*pg.SubLink]bool
+	// queryOrder is the ORDER BY of the query level whose join tree is
+	// being planned, over its join scope's columns (pathkeys.go).
+	queryOrder []nodes.SortKey
 }
 
 func fmtInt(i int) string { return strconv.Itoa(i) }
@@ -273,6 +276,21 @@ func figureColnameStrength(n *pg.Node) (string, int) {
 // walkAll visits e and its sub-expressions, including aggregate
 // placeholders.
 func walkAll(e nodes.Expr, fn func(nodes.Expr)) { nodes.WalkExpr(e, fn) }
+
+// mapColumns is e with every ColumnRef's position i made to(i).
+func mapColumns(e nodes.Expr, to func(int) int) nodes.Expr {
+	var f func(nodes.Expr) (nodes.Expr, error)
+	f = func(x nodes.Expr) (nodes.Expr, error) {
+		if c, ok := x.(*nodes.ColumnRef); ok {
+			cc := *c
+			cc.Index = to(c.Index)
+			return &cc, nil
+		}
+		return mapChildren(x, f)
+	}
+	out, _ := f(e)
+	return out
+}
 
 // mapChildren rebuilds e with each direct sub-expression replaced by f's
 // result.
