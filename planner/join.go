@@ -67,6 +67,31 @@ func (ja *joinAnalysis) planTop(root *jtNode, filter nodes.Expr, targets []nodes
 	return p.plan, nil
 }
 
+// planTopReading is planTop for a reader of the columns reads reference
+// (query-wide ids; source.rowsFor): the plan's rows are those columns in
+// id order, and pos maps each id to its position there.
+func (ja *joinAnalysis) planTopReading(root *jtNode, filter nodes.Expr, reads []nodes.Expr) (nodes.Plan, []int, error) {
+	read := make([]bool, len(ja.js.used))
+	for _, e := range reads {
+		walkAll(e, func(x nodes.Expr) {
+			if c, ok := x.(*nodes.ColumnRef); ok {
+				read[c.Index] = true
+			}
+		})
+	}
+	pos := make([]int, len(ja.js.used))
+	targets, out := []nodes.Expr{}, []nodes.Field{} // not nil: nil is every column
+	all := ja.usedFields()
+	for g := range ja.js.used {
+		pos[g] = len(targets)
+		if read[g] {
+			targets, out = append(targets, ja.js.colRef(g)), append(out, all[g])
+		}
+	}
+	p, err := ja.planTop(root, filter, targets, out)
+	return p, pos, err
+}
+
 // outputRels are the relations whose columns n's rows hold.
 func outputRels(n *jtNode) relSet {
 	if n.rel < 0 && n.typ.OwnRowsAreOuter() {

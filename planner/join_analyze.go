@@ -108,6 +108,9 @@ func (pc *planCtx) planJoinWithTarget(target *source, from []*pg.Node, sublinks 
 	src.finish = func(filter nodes.Expr, targets []nodes.Expr, out []nodes.Field) (nodes.Plan, error) {
 		return ja.planTop(ja.root, filter, targets, out)
 	}
+	src.rowsReading = func(filter nodes.Expr, reads []nodes.Expr) (nodes.Plan, []int, error) {
+		return ja.planTopReading(ja.root, filter, reads)
+	}
 	return src, nil
 }
 

@@ -36,6 +36,59 @@ type source struct {
 	// target, for the join an UPDATE or DELETE reads, is the source of
 	// the table it changes (relation 0 of the join).
 	target *source
+	// rowsReading, when set, is rowsFor's plan for this source.
+	rowsReading func(filter nodes.Expr, reads []nodes.Expr) (nodes.Plan, []int, error)
+}
+
+// rowsFor plans the source's own rows (finish(filter, nil, nil)) for a
+// reader, such as an Agg, of only the columns reads reference. A join
+// source then returns only those, instead of carrying every column a
+// WHERE or join condition read below up through its joins and hash
+// tables; pos maps a column of the source's own rows to its position in
+// the plan's (nil: the same).
+func (s *source) rowsFor(filter nodes.Expr, reads []nodes.Expr) (plan nodes.Plan, pos []int, err error) {
+	if s.rowsReading != nil {
+		return s.rowsReading(filter, reads)
+	}
+	plan, err = s.finish(filter, nil, nil)
+	return plan, nil, err
+}
+
+// aggInput plans an Agg's input from src: only the columns its keys and
+// aggregates read, which it makes read the plan's positions.
+func aggInput(src *source, where nodes.Expr, keys []nodes.Expr, aggs []*nodes.AggCall) (nodes.Plan, error) {
+	reads := append([]nodes.Expr(nil), keys...)
+	for _, a := range aggs {
+		reads = append(append(reads, a.Args...), a.Filter)
+		for _, k := range a.OrderBy {
+			reads = append(reads, k.Expr)
+		}
+	}
+	plan, pos, err := src.rowsFor(where, reads)
+	if err != nil || pos == nil {
+		return plan, err
+	}
+	to := func(e nodes.Expr) nodes.Expr {
+		if e == nil {
+			return nil
+		}
+		return mapColumns(e, func(i int) int { return pos[i] })
+	}
+	for i := range keys {
+		keys[i] = to(keys[i])
+	}
+	for _, a := range aggs {
+		args := make([]nodes.Expr, len(a.Args))
+		for i, x := range a.Args {
+			args[i] = to(x)
+		}
+		order := append([]nodes.SortKey(nil), a.OrderBy...)
+		for i := range order {
+			order[i].Expr = to(order[i].Expr)
+		}
+		a.Args, a.Filter, a.OrderBy = args, to(a.Filter), order
+	}
+	return plan, nil
 }
 
 // planSelect plans one query level; the InitPlans of its expressions
@@ -705,7 +758,7 @@ func (pc *planCtx) planQueryBody(s *pg.SelectStmt, src *source) (*relPlan, error
 				return nil, err
 			}
 		}
-		child, err := src.finish(where, nil, nil)
+		child, err := aggInput(src, where, keys, aggs)
 		if err != nil {
 			return nil, err
 		}
