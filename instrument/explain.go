@@ -264,7 +264,7 @@ func (e *explainer) node(p nodes.Plan, relationship string, member int) {
 	case *nodes.ForeignScan:
 		// postgres_fdw: Filter (what stayed local), Relations for
 		// pushed-down aggregates, Remote SQL under VERBOSE.
-		e.filter(b, ns)
+		e.scanFilter(p, ns)
 		if x.Relations != "" {
 			w.textProp("Relations", x.Relations)
 		}
@@ -272,7 +272,7 @@ func (e *explainer) node(p nodes.Plan, relationship string, member int) {
 			w.textProp("Remote SQL", x.RemoteSQL)
 		}
 	default:
-		e.filter(b, ns)
+		e.scanFilter(p, ns)
 	}
 	if !extrasDone {
 		e.extras(ns)
@@ -638,6 +638,51 @@ func (e *explainer) actuals(ns *NodeStats) {
 }
 
 // filter writes the node's Filter and, with ANALYZE, the rows it removed.
+// scanFilter is filter for any node; a scan's under VERBOSE names its
+// columns with the relation's alias, as show_scan_qual does.
+func (e *explainer) scanFilter(p nodes.Plan, ns *NodeStats) {
+	b := p.Base()
+	if alias, ok := scanAlias(p); ok && b.Filter != nil && e.o.Verbose {
+		e.w.textProp("Filter", qualifyColumns(b.Filter, alias).String())
+		e.removed(ns)
+		return
+	}
+	e.filter(b, ns)
+}
+
+// scanAlias is the alias a scan of one table reads it under, whose
+// expressions name the table's columns unqualified.
+func scanAlias(p nodes.Plan) (string, bool) {
+	switch x := p.(type) {
+	case *nodes.SeqScan:
+		if x.Alias != "" {
+			return x.Alias, true
+		}
+		return x.Table.Name, true
+	case *nodes.ForeignScan:
+		if x.Join != nil || x.Grouped {
+			return "", false
+		}
+		if x.Alias != "" {
+			return x.Alias, true
+		}
+		return x.Table.Name, true
+	}
+	return "", false
+}
+
+// qualifyColumns is e with its plain column names prefixed with alias.
+func qualifyColumns(e nodes.Expr, alias string) nodes.Expr {
+	return nodes.MapColumns(e, func(c *nodes.ColumnRef) nodes.Expr {
+		if c.Raw || strings.Contains(c.Name, ".") {
+			return c // printed as given: qualified already, or not a column name
+		}
+		q := *c
+		q.Name, q.Raw = nodes.QuoteIdent(alias)+"."+nodes.QuoteIdent(c.Name), true
+		return &q
+	})
+}
+
 func (e *explainer) filter(b *nodes.PlanBase, ns *NodeStats) {
 	if b.Filter == nil {
 		return
@@ -935,7 +980,14 @@ func (e *explainer) output(p nodes.Plan) []outItem {
 		return e.windowOutput(w)
 	}
 	if b.Targets != nil {
-		return exprItems(p, b.Targets)
+		targets := b.Targets
+		if alias, ok := scanAlias(p); ok && e.prefix {
+			targets = make([]nodes.Expr, len(b.Targets))
+			for i, t := range b.Targets {
+				targets[i] = qualifyColumns(t, alias)
+			}
+		}
+		return exprItems(p, targets)
 	}
 	switch x := p.(type) {
 	case *nodes.SeqScan:

@@ -279,111 +279,14 @@ func walkAll(e nodes.Expr, fn func(nodes.Expr)) { nodes.WalkExpr(e, fn) }
 
 // mapColumns is e with every ColumnRef's position i made to(i).
 func mapColumns(e nodes.Expr, to func(int) int) nodes.Expr {
-	var f func(nodes.Expr) (nodes.Expr, error)
-	f = func(x nodes.Expr) (nodes.Expr, error) {
-		if c, ok := x.(*nodes.ColumnRef); ok {
-			cc := *c
-			cc.Index = to(c.Index)
-			return &cc, nil
-		}
-		return mapChildren(x, f)
-	}
-	out, _ := f(e)
-	return out
+	return nodes.MapColumns(e, func(c *nodes.ColumnRef) nodes.Expr {
+		cc := *c
+		cc.Index = to(c.Index)
+		return &cc
+	})
 }
 
-// mapChildren rebuilds e with each direct sub-expression replaced by f's
-// result.
+// mapChildren is nodes.MapChildren.
 func mapChildren(e nodes.Expr, f func(nodes.Expr) (nodes.Expr, error)) (nodes.Expr, error) {
-	list := func(es []nodes.Expr) ([]nodes.Expr, error) {
-		out := make([]nodes.Expr, len(es))
-		for i, x := range es {
-			y, err := f(x)
-			if err != nil {
-				return nil, err
-			}
-			out[i] = y
-		}
-		return out, nil
-	}
-	var err error
-	switch x := e.(type) {
-	case *nodes.OpExpr:
-		c := *x
-		if c.Left != nil {
-			if c.Left, err = f(x.Left); err != nil {
-				return nil, err
-			}
-		}
-		c.Right, err = f(x.Right)
-		return &c, err
-	case *nodes.FuncExpr:
-		c := *x
-		c.Args, err = list(x.Args)
-		return &c, err
-	case *nodes.BoolExpr:
-		c := *x
-		c.Args, err = list(x.Args)
-		return &c, err
-	case *nodes.NullTest:
-		c := *x
-		c.Arg, err = f(x.Arg)
-		return &c, err
-	case *nodes.DistinctExpr:
-		c := *x
-		if c.Left, err = f(x.Left); err != nil {
-			return nil, err
-		}
-		c.Right, err = f(x.Right)
-		return &c, err
-	case *nodes.InList:
-		c := *x
-		if c.Arg, err = f(x.Arg); err != nil {
-			return nil, err
-		}
-		c.List, err = list(x.List)
-		return &c, err
-	case *nodes.CaseExpr:
-		c := *x
-		c.Whens = make([]nodes.CaseWhen, len(x.Whens))
-		for i, w := range x.Whens {
-			if c.Whens[i].Cond, err = f(w.Cond); err != nil {
-				return nil, err
-			}
-			if c.Whens[i].Result, err = f(w.Result); err != nil {
-				return nil, err
-			}
-		}
-		if x.Else != nil {
-			c.Else, err = f(x.Else)
-		}
-		return &c, err
-	case *nodes.Cast:
-		c := *x
-		c.Arg, err = f(x.Arg)
-		return &c, err
-	case *nodes.CoalesceExpr:
-		c := *x
-		c.Args, err = list(x.Args)
-		return &c, err
-	case *nodes.NullIfExpr:
-		c := *x
-		if c.Left, err = f(x.Left); err != nil {
-			return nil, err
-		}
-		c.Right, err = f(x.Right)
-		return &c, err
-	case *nodes.MinMaxExpr:
-		c := *x
-		c.Args, err = list(x.Args)
-		return &c, err
-	case *nodes.SubPlan:
-		c := *x
-		if c.Args, err = list(x.Args); err != nil || x.HashLeft == nil {
-			return &c, err
-		}
-		c.HashLeft, err = f(x.HashLeft)
-		return &c, err
-	}
-	return e, nil
+	return nodes.MapChildren(e, f)
 }
