@@ -105,7 +105,7 @@ func (ja *joinAnalysis) plan(n *jtNode, filters, want []nodes.Expr, out []nodes.
 	if n.rel >= 0 {
 		return ja.planBase(n, filters, want, out)
 	}
-	if n.typ == nodes.JoinInner {
+	if n.typ == nodes.JoinInner || ja.flattensSemi(n) {
 		return ja.planInnerGroup(n, filters, want, out)
 	}
 	return ja.planOuterJoin(n, filters, want, out)
