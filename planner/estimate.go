@@ -39,47 +39,37 @@ func scanStats(s *nodes.SeqScan) colStats {
 
 func selectivity(e nodes.Expr) float64 { return selectivityWith(e, nil) }
 
+// selectivityWith estimates the fraction of rows e keeps, from the
+// statistics cs gives for its columns (selfuncs.go) where they apply.
 func selectivityWith(e nodes.Expr, cs colStats) float64 {
-	stat := func(x nodes.Expr) *storage.ColumnStats {
-		if c, ok := x.(*nodes.ColumnRef); ok && cs != nil {
-			return cs(c.Index)
-		}
-		return nil
-	}
 	switch x := e.(type) {
 	case *nodes.OpExpr:
-		if x.Op == "=" || x.Op == "<>" {
-			st := stat(x.Left)
-			if _, isConst := x.Right.(*nodes.Const); st == nil || !isConst {
-				if st = stat(x.Right); st != nil {
-					if _, isConst = x.Left.(*nodes.Const); !isConst {
-						st = nil
-					}
-				}
-			}
-			if st != nil {
-				eq := (1 - st.NullFrac) / st.NDistinct
-				if x.Op == "=" {
-					return eq
-				}
-				return 1 - st.NullFrac - eq
-			}
+		if sel, ok := opSelectivity(x, cs); ok {
+			return sel
 		}
+	case *nodes.ColumnRef:
+		if sel, ok := boolColumnSel(x, cs); ok {
+			return sel
+		}
+	case *nodes.InList:
+		if sel, ok := inListSel(x, cs); ok {
+			return sel
+		}
+	case *nodes.DistinctExpr:
+		return distinctSel(x, cs)
 	case *nodes.NullTest:
-		if st := stat(x.Arg); st != nil {
-			if x.IsNot {
-				return 1 - st.NullFrac
+		if c, ok := x.Arg.(*nodes.ColumnRef); ok && cs != nil {
+			if st := cs(c.Index); st != nil {
+				if x.IsNot {
+					return 1 - st.NullFrac
+				}
+				return st.NullFrac
 			}
-			return st.NullFrac
 		}
 	case *nodes.BoolExpr:
 		switch x.Op {
 		case nodes.And:
-			s := 1.0
-			for _, a := range x.Args {
-				s *= selectivityWith(a, cs)
-			}
-			return s
+			return andSelectivity(x.Args, cs)
 		case nodes.Or:
 			s := 0.0
 			for _, a := range x.Args {
@@ -101,11 +91,7 @@ func defaultSelectivity(e nodes.Expr) float64 {
 	case *nodes.BoolExpr:
 		switch x.Op {
 		case nodes.And:
-			s := 1.0
-			for _, a := range x.Args {
-				s *= selectivity(a)
-			}
-			return s
+			return andSelectivity(x.Args, nil)
 		case nodes.Or:
 			s := 0.0
 			for _, a := range x.Args {
@@ -125,14 +111,12 @@ func defaultSelectivity(e nodes.Expr) float64 {
 		case "<", "<=", ">", ">=":
 			return 1.0 / 3
 		case "~~", "~~*", "!~~", "!~~*":
-			if c, ok := x.Right.(*nodes.Const); ok && c.Value != nil {
-				if p, ok := c.Value.(string); ok {
-					sel := likeSelectivity(p)
-					if strings.HasPrefix(x.Op, "!") {
-						return 1 - sel
-					}
-					return sel
+			if p, ok := likePattern(x.Right); ok {
+				sel := likeSelectivity(p)
+				if strings.HasPrefix(x.Op, "!") {
+					return 1 - sel
 				}
+				return sel
 			}
 		}
 	case *nodes.NullTest:
@@ -140,6 +124,8 @@ func defaultSelectivity(e nodes.Expr) float64 {
 			return 0.995
 		}
 		return 0.005
+	case *nodes.DistinctExpr:
+		return distinctSel(x, nil)
 	case *nodes.InList:
 		return math.Min(0.5, 0.005*float64(len(x.List)))
 	}
@@ -307,10 +293,23 @@ func estimateShare(p nodes.Plan, div float64) {
 	case *nodes.Limit:
 		cb := n.Child.Base()
 		rows, startup, total = cb.Rows, cb.StartupCost, cb.TotalCost
-		if c, ok := n.Count.(*nodes.Const); ok && c.Value != nil && cb.Rows > 0 {
-			lim := math.Min(float64(c.Value.(int64)), cb.Rows)
-			total = startup + (total-startup)*lim/cb.Rows
-			rows = lim
+		perRow := 0.0
+		if cb.Rows > 0 {
+			perRow = (cb.TotalCost - cb.StartupCost) / cb.Rows
+		}
+		if c, ok := n.Offset.(*nodes.Const); ok {
+			// adjust_limit_rows_costs: the skipped rows are read first.
+			if off, ok := c.Value.(int64); ok && off > 0 {
+				skipped := math.Min(float64(off), rows)
+				startup += perRow * skipped
+				rows = math.Max(1, rows-skipped)
+			}
+		}
+		if c, ok := n.Count.(*nodes.Const); ok {
+			if lim, ok := c.Value.(int64); ok && float64(lim) < rows {
+				rows = math.Max(1, float64(lim))
+			}
+			total = startup + perRow*rows
 		}
 	case *nodes.Hash:
 		cb := n.Child.Base()
@@ -321,6 +320,15 @@ func estimateShare(p nodes.Plan, div float64) {
 	case *nodes.Material:
 		cb := n.Child.Base()
 		rows, startup, total = cb.Rows, cb.StartupCost, cb.TotalCost+2*cpuOperatorCost*cb.Rows
+	case *nodes.Unique:
+		cb := n.Child.Base()
+		keys := make([]nodes.Expr, len(n.Keys))
+		for i, k := range n.Keys {
+			keys[i] = &nodes.ColumnRef{Index: k}
+		}
+		rows = numGroups(n.Child, keys, cb.Rows)
+		startup = cb.StartupCost
+		total = cb.TotalCost + cb.Rows*cpuOperatorCost*float64(len(n.Keys))
 	case *nodes.SetOp, *nodes.ResultProject:
 		rows, startup, total = estimateSetOp(p)
 	case *nodes.CTEScan, *nodes.WorkTableScan, *nodes.RecursiveUnion:
@@ -333,9 +341,25 @@ func estimateShare(p nodes.Plan, div float64) {
 		rows, startup, total = estimateHashJoin(n, div)
 	case *nodes.MergeJoin:
 		rows, startup, total = estimateMergeJoin(n)
+		if isSemiOrAnti(n.Type) {
+			okeys, ikeys := make([]nodes.Expr, len(n.MergeKeys)), make([]nodes.Expr, len(n.MergeKeys))
+			for i, k := range n.MergeKeys {
+				okeys[i], ikeys[i] = k.Outer, k.Inner
+			}
+			rows = semiJoinRows(n.Type, n.Outer, n.Inner, okeys, ikeys, selectivity(n.JoinFilter))
+		}
 	case *nodes.NestedLoop:
 		ob, ib := n.Outer.Base(), n.Inner.Base()
-		rows = joinRows(n.Type, ob.Rows, ib.Rows, selectivity(n.JoinFilter))
+		okeys, ikeys, rest := equalityKeys(n.JoinFilter, len(ob.Out))
+		if isSemiOrAnti(n.Type) {
+			rows = semiJoinRows(n.Type, n.Outer, n.Inner, okeys, ikeys, andSelectivity(rest, nil))
+		} else {
+			sel := andSelectivity(rest, nil)
+			for i := range okeys {
+				sel *= keySelectivity(n.Outer, okeys[i], n.Inner, ikeys[i])
+			}
+			rows = joinRows(n.Type, ob.Rows, ib.Rows, sel)
+		}
 		startup = ob.StartupCost + ib.StartupCost
 		total = ob.TotalCost + ib.TotalCost + ob.Rows*ib.Rows*cpuOperatorCost*math.Max(1, countOps(n.JoinFilter)) + rows*cpuTupleCost
 	case *nodes.ForeignModify:
@@ -356,11 +380,18 @@ func estimateShare(p nodes.Plan, div float64) {
 			if s, ok := p.(*nodes.SeqScan); ok {
 				cs = scanStats(s)
 			}
-			rows *= selectivityWith(b.Filter, cs)
+			if anti, ok := nullExtendedRows(p, b.Filter); ok {
+				rows = anti
+			} else {
+				rows *= selectivityWith(b.Filter, cs)
+			}
 			if _, isScan := p.(*nodes.SeqScan); !isScan {
 				total += rows * cpuOperatorCost
 			}
 		}
+	}
+	for _, sp := range nodes.SubPlansOf(p) {
+		estimate(sp.Plan) // shown by EXPLAIN; its cost is not charged (yet)
 	}
 	for _, c := range b.CTEs {
 		// As an InitPlan's, a CTE's cost is charged to the node holding it.
@@ -374,10 +405,7 @@ func estimateShare(p nodes.Plan, div float64) {
 		startup += ip.Plan.Base().TotalCost
 		total += ip.Plan.Base().TotalCost
 	}
-	b.Rows = math.Max(0, math.Round(rows))
-	if b.Rows < 1 && rows > 0 {
-		b.Rows = 1
-	}
+	b.Rows = clampRowEst(p, rows)
 	b.StartupCost, b.TotalCost = round2(startup), round2(math.Max(total, startup))
 	b.Width = width(b.Out)
 }
@@ -398,6 +426,9 @@ func estimateHashJoin(n *nodes.HashJoin, div float64) (rows, startup, total floa
 		innerRows *= div
 	}
 	rows = joinRows(n.Type, ob.Rows, innerRows, sel)
+	if isSemiOrAnti(n.Type) && !n.Parallel {
+		rows = semiJoinRows(n.Type, n.Outer, n.Inner.Child, n.OuterKeys, n.InnerKeys, selectivity(n.JoinFilter))
+	}
 	keys := float64(len(n.OuterKeys))
 	startup = ib.TotalCost + ib.Rows*(cpuOperatorCost*keys+cpuTupleCost)
 	total = startup + ob.TotalCost + ob.Rows*cpuOperatorCost*keys + rows*cpuTupleCost
@@ -421,20 +452,147 @@ func combinedSelectivity(sels []float64) float64 {
 	return out
 }
 
-// keySelectivity is eqjoinsel without MCV lists: the share of pairs whose
-// keys are equal.
+// keySelectivity is eqjoinsel for an inner join's key pair: the share of
+// pairs whose keys are equal.
 func keySelectivity(op nodes.Plan, ok nodes.Expr, ip nodes.Plan, ik nodes.Expr) float64 {
-	nd := func(p nodes.Plan, k nodes.Expr) (float64, float64) {
-		if c, isCol := k.(*nodes.ColumnRef); isCol {
-			if st := columnStats(p, c.Index); st != nil {
-				return st.NDistinct, st.NullFrac
+	return eqJoinSel(joinKey(op, ok), joinKey(ip, ik))
+}
+
+func isSemiOrAnti(t nodes.JoinType) bool {
+	switch t {
+	case nodes.JoinSemi, nodes.JoinAnti, nodes.JoinRightSemi, nodes.JoinRightAnti:
+		return true
+	}
+	return false
+}
+
+// semiJoinRows is calc_joinrel_size_estimate for a semi or anti join:
+// the rows of the side it returns times the fraction of them that have
+// a partner (eqjoinsel_semi for each key, filterSel for the other
+// conditions), or that have none.
+func semiJoinRows(t nodes.JoinType, outer, inner nodes.Plan, outerKeys, innerKeys []nodes.Expr, filterSel float64) float64 {
+	kept, other, keptKeys, otherKeys := outer, inner, outerKeys, innerKeys
+	if t == nodes.JoinRightSemi || t == nodes.JoinRightAnti {
+		kept, other, keptKeys, otherKeys = inner, outer, innerKeys, outerKeys
+	}
+	if len(keptKeys) == 0 && filterSel == 1 {
+		// Nothing links the sides (an uncorrelated EXISTS): whether the
+		// other side is empty decides for all rows, and PostgreSQL's
+		// one-time filter keeps the estimate of all of them.
+		return kept.Base().Rows
+	}
+	sel := filterSel
+	for i := range keptKeys {
+		sel *= eqJoinSelSemi(joinKey(kept, keptKeys[i]), joinKey(other, otherKeys[i]))
+	}
+	if t == nodes.JoinAnti || t == nodes.JoinRightAnti {
+		sel = 1 - sel
+	}
+	return kept.Base().Rows * sel
+}
+
+// equalityKeys splits a nested loop's join filter into the equalities of
+// an outer column (below nOuter) with an inner one, as key pairs in the
+// inputs' own numbering, and the other conditions.
+func equalityKeys(filter nodes.Expr, nOuter int) (outerKeys, innerKeys, rest []nodes.Expr) {
+	var conds []nodes.Expr
+	if b, ok := filter.(*nodes.BoolExpr); ok && b.Op == nodes.And {
+		conds = b.Args
+	} else if filter != nil {
+		conds = []nodes.Expr{filter}
+	}
+	for _, c := range conds {
+		op, ok := asEquality(c)
+		if ok {
+			l, lok := statColumn(op.Left)
+			r, rok := statColumn(op.Right)
+			if lok && rok && (l.Index < nOuter) != (r.Index < nOuter) {
+				if r.Index < nOuter {
+					l, r = r, l
+				}
+				inner := *r
+				inner.Index -= nOuter
+				outerKeys, innerKeys = append(outerKeys, l), append(innerKeys, &inner)
+				continue
 			}
 		}
-		return math.Min(200, math.Max(p.Base().Rows, 1)), 0
+		rest = append(rest, c)
 	}
-	nd1, nf1 := nd(op, ok)
-	nd2, nf2 := nd(ip, ik)
-	return (1 - nf1) * (1 - nf2) / math.Max(math.Max(nd1, nd2), 1)
+	return outerKeys, innerKeys, rest
+}
+
+// nullExtendedRows estimates a left (or right) join filtered on a join
+// key of its nullable side being NULL (WHERE b.id IS NULL: the preserved
+// rows without a match) as the anti join PostgreSQL reduces it to.
+func nullExtendedRows(p nodes.Plan, filter nodes.Expr) (float64, bool) {
+	nt, ok := filter.(*nodes.NullTest)
+	if !ok || nt.IsNot {
+		return 0, false
+	}
+	col, ok := nt.Arg.(*nodes.ColumnRef)
+	if !ok {
+		return 0, false
+	}
+	var t nodes.JoinType
+	var outer, inner nodes.Plan
+	var okeys, ikeys []nodes.Expr
+	var joinFilter nodes.Expr
+	switch n := p.(type) {
+	case *nodes.HashJoin:
+		t, outer, inner, okeys, ikeys, joinFilter = n.Type, n.Outer, n.Inner.Child, n.OuterKeys, n.InnerKeys, n.JoinFilter
+	case *nodes.MergeJoin:
+		t, outer, inner, joinFilter = n.Type, n.Outer, n.Inner, n.JoinFilter
+		for _, k := range n.MergeKeys {
+			okeys, ikeys = append(okeys, k.Outer), append(ikeys, k.Inner)
+		}
+	default:
+		return 0, false
+	}
+	nOuter := len(outer.Base().Out)
+	nullable, idx, anti := ikeys, col.Index-nOuter, nodes.JoinAnti
+	switch t {
+	case nodes.JoinLeft:
+	case nodes.JoinRight:
+		nullable, idx, anti = okeys, col.Index, nodes.JoinRightAnti
+	default:
+		return 0, false
+	}
+	for _, k := range nullable {
+		if strictIn(k, idx) {
+			return semiJoinRows(anti, outer, inner, okeys, ikeys, selectivity(joinFilter)), true
+		}
+	}
+	return 0, false
+}
+
+// strictIn reports whether e reads column idx through operators and
+// casts only, so that a NULL there makes e NULL (and the key unmatched).
+func strictIn(e nodes.Expr, idx int) bool {
+	switch x := e.(type) {
+	case *nodes.ColumnRef:
+		return x.Index == idx
+	case *nodes.Cast:
+		return strictIn(x.Arg, idx)
+	case *nodes.OpExpr:
+		return strictIn(x.Left, idx) || strictIn(x.Right, idx)
+	}
+	return false
+}
+
+// asEquality returns a = b for an equality join condition: a = b itself,
+// or a IS NOT DISTINCT FROM b (which matches NULLs too).
+func asEquality(e nodes.Expr) (*nodes.OpExpr, bool) {
+	switch x := e.(type) {
+	case *nodes.OpExpr:
+		return x, x.Op == "="
+	case *nodes.DistinctExpr:
+		return &nodes.OpExpr{Op: "=", Left: x.Left, Right: x.Right}, x.Not
+	case *nodes.BoolExpr:
+		if d, ok := x.Args[0].(*nodes.DistinctExpr); ok && x.Op == nodes.Not && !d.Not {
+			return &nodes.OpExpr{Op: "=", Left: d.Left, Right: d.Right}, true
+		}
+	}
+	return nil, false
 }
 
 // joinRows is calc_joinrel_size_estimate: an outer join returns at least
@@ -464,21 +622,30 @@ func joinRows(t nodes.JoinType, outer, inner, sel float64) float64 {
 // reads, and returns that column's statistics (nil when it is computed or
 // unknown).
 func columnStats(p nodes.Plan, idx int) *storage.ColumnStats {
+	st, _ := columnOrigin(p, idx)
+	return st
+}
+
+// columnOrigin is columnStats with the scan the column comes from.
+func columnOrigin(p nodes.Plan, idx int) (*storage.ColumnStats, *nodes.SeqScan) {
 	for {
 		b := p.Base()
 		if b.Targets != nil {
 			if idx >= len(b.Targets) {
-				return nil
+				return nil, nil
 			}
 			c, ok := b.Targets[idx].(*nodes.ColumnRef)
 			if !ok {
-				return nil
+				return nil, nil
 			}
 			idx = c.Index
 		}
 		switch n := p.(type) {
 		case *nodes.SeqScan:
-			return scanStats(n)(idx)
+			if st := scanStats(n)(idx); st != nil {
+				return st, n
+			}
+			return nil, nil
 		case *nodes.HashJoin:
 			p, idx = joinSide(n.Type, n.Outer, n.Inner.Child, idx)
 		case *nodes.NestedLoop:
@@ -488,10 +655,10 @@ func columnStats(p nodes.Plan, idx int) *storage.ColumnStats {
 		case *nodes.Hash, *nodes.Material, *nodes.SubqueryScan, *nodes.Sort, *nodes.Limit, *nodes.Gather, *nodes.GatherMerge, *nodes.WindowAgg:
 			p = n.Children()[0]
 		default:
-			return nil
+			return nil, nil
 		}
 		if p == nil {
-			return nil
+			return nil, nil
 		}
 	}
 }
@@ -511,41 +678,123 @@ func joinSide(t nodes.JoinType, outer, inner nodes.Plan, idx int) (nodes.Plan, i
 	return inner, idx - n
 }
 
-// groupEstimate estimates the groups of a hashed Agg: the product of the
-// keys' distinct counts when they are columns of a scanned table, else
-// PostgreSQL's default of 200 (capped by the input rows).
+// groupEstimate estimates the groups of a grouping Agg
+// (estimate_num_groups over its keys).
 func groupEstimate(n *nodes.Agg, inRows float64) float64 {
+	return numGroups(n.Child, n.GroupKeys, inRows)
+}
+
+// groupVar is a column grouped on: its statistics and the scan it
+// comes from (nil when unknown).
+type groupVar struct {
+	st   *storage.ColumnStats
+	scan *nodes.SeqScan
+}
+
+// numGroups is estimate_num_groups: keys without columns (constants)
+// form one group; a key over columns groups like those columns; each
+// column counts its distinct values (plus one for NULL, 200 without
+// statistics); the columns of one scanned table multiply up to that
+// table's rows, reduced for the rows its filter keeps (the distinct
+// values expected among them); the tables multiply, up to the input's
+// rows.
+func numGroups(child nodes.Plan, keys []nodes.Expr, inRows float64) float64 {
+	seen := map[int]bool{}
+	perScan := map[*nodes.SeqScan]float64{}
+	var scans []*nodes.SeqScan
 	groups := 1.0
-	for _, k := range n.GroupKeys {
-		c, isCol := k.(*nodes.ColumnRef)
-		var st *storage.ColumnStats
-		if isCol {
-			st = columnStats(n.Child, c.Index)
+	for _, k := range keys {
+		nodes.WalkExpr(k, func(e nodes.Expr) {
+			c, ok := e.(*nodes.ColumnRef)
+			if !ok || seen[c.Index] {
+				return
+			}
+			seen[c.Index] = true
+			if isConstColumn(child, c.Index) {
+				return // one value: one group
+			}
+			st, scan := columnOrigin(child, c.Index)
+			nd := float64(defaultNumDistinct)
+			if st != nil {
+				nd = st.NDistinct
+				if st.NullFrac > 0 {
+					nd++
+				}
+			}
+			if scan == nil {
+				groups *= nd
+				return
+			}
+			if _, ok := perScan[scan]; !ok {
+				perScan[scan] = 1
+				scans = append(scans, scan)
+			}
+			perScan[scan] *= nd
+		})
+	}
+	for _, scan := range scans {
+		tuples, rows := float64(scan.Table.Rows()), scan.Base().Rows
+		if scan.Parallel {
+			rows = tuples // its Rows are one participant's share
 		}
-		if st == nil {
-			groups *= 200
-			continue
-		}
-		nd := st.NDistinct
-		if st.NullFrac > 0 {
-			nd++
-		}
-		groups *= nd
+		groups *= restrictedDistinct(perScan[scan], tuples, rows)
 	}
 	return math.Max(1, math.Min(groups, math.Max(inRows, 1)))
+}
+
+// isConstColumn reports whether p's output column idx is a constant.
+func isConstColumn(p nodes.Plan, idx int) bool {
+	ts := p.Base().Targets
+	if idx >= len(ts) {
+		return false
+	}
+	_, ok := ts[idx].(*nodes.Const)
+	return ok
+}
+
+// restrictedDistinct is the distinct combinations, of nd among a table's
+// tuples, expected in the rows its filter keeps (estimate_num_groups'
+// formula for selecting rows at random).
+func restrictedDistinct(nd, tuples, rows float64) float64 {
+	nd = math.Min(nd, math.Max(tuples, 1))
+	if tuples > 0 && rows < tuples {
+		nd *= 1 - math.Pow((tuples-rows)/tuples, tuples/nd)
+	}
+	return math.Max(1, math.Min(nd, math.Max(rows, 1)))
+}
+
+// clampRowEst is clamp_row_est: whole rows, at least one (an estimate of
+// none would make everything above it look free), except for what
+// returns no rows by construction: a Result over a false condition, a
+// ModifyTable without RETURNING.
+func clampRowEst(p nodes.Plan, rows float64) float64 {
+	switch n := p.(type) {
+	case *nodes.Result:
+		if n.Empty {
+			return 0
+		}
+	case *nodes.ModifyTable, *nodes.ForeignModify:
+		return math.Max(0, math.Round(rows))
+	}
+	return math.Max(1, math.Round(rows))
 }
 
 func round2(f float64) float64 { return math.Round(f*100) / 100 }
 
 // likeSelectivity is PostgreSQL's like_selectivity heuristic for a
-// pattern without statistics: each literal character keeps a fifth of
-// the rows (FIXED_CHAR_SEL), each _ nine tenths, and each % multiplies
-// by FULL_WILDCARD_SEL (5), clamped to [0.0001, 1]: '%green%' is about
-// 0.8%, where the flat 0.5 of other operators made a LIKE-filtered table
-// look like half of itself.
+// pattern without statistics: leading wildcards are skipped (they match
+// anything), then each literal character keeps a fifth of the rows
+// (FIXED_CHAR_SEL), each _ nine tenths, and each % multiplies by
+// FULL_WILDCARD_SEL (5), clamped to [0.0001, 1]: '%green%' is 0.16%,
+// where the flat 0.5 of other operators made a LIKE-filtered table look
+// like half of itself.
 func likeSelectivity(pattern string) float64 {
 	sel := 1.0
-	for i := 0; i < len(pattern); i++ {
+	start := 0
+	for start < len(pattern) && (pattern[start] == '%' || pattern[start] == '_') {
+		start++
+	}
+	for i := start; i < len(pattern); i++ {
 		switch pattern[i] {
 		case '%':
 			sel *= 5

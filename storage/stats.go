@@ -1,9 +1,9 @@
 package storage
 
 // Column statistics for the planner's estimates, kept by the table and
-// recomputed lazily after a write: the fraction of NULLs and the number
-// of distinct values per column, from a sample of up to statsSampleRows
-// rows (PostgreSQL's ANALYZE samples 300 x default_statistics_target =
+// recomputed lazily after a write: the fraction of NULLs, the number of
+// distinct values, the most common values and a histogram per column,
+// from a sample of up to statsSampleRows rows (PostgreSQL's ANALYZE samples 300 x default_statistics_target =
 // 30,000 rows the same way).
 
 import (
@@ -11,17 +11,56 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/pgfed/pgfed/types"
 )
 
-const statsSampleRows = 30000
+const (
+	statsSampleRows = 30000
+	// statsTarget is default_statistics_target: at most this many most
+	// common values, and histograms of this many buckets.
+	statsTarget = 100
+)
 
-// ColumnStats describes one column's values.
+// ColumnStats describes one column's values, as pg_statistic does.
 type ColumnStats struct {
 	NullFrac  float64 // fraction of rows that are NULL
 	NDistinct float64 // estimated number of distinct non-NULL values
+	// MCVs are the most common values, most common first, and MCVFreqs
+	// the fraction of all rows holding each.
+	MCVs     []StatValue
+	MCVFreqs []float64
+	// Histogram holds ascending bounds dividing the values that are not
+	// MCVs into buckets of equal population (empty when fewer than two
+	// distinct values remain).
+	Histogram []StatValue
+}
+
+// StatValue is a column value as the statistics keep it: numbers,
+// dates, timestamps and booleans (false 0, true 1) as Num, strings as Str.
+// Within one column only one of the two is used, so values compare by
+// both fields in turn.
+type StatValue struct {
+	Num float64
+	Str string
+}
+
+// Less orders values of one column.
+func (v StatValue) Less(w StatValue) bool {
+	if v.Num != w.Num {
+		return v.Num < w.Num
+	}
+	return v.Str < w.Str
+}
+
+// sampledValue counts one distinct value of a column's sample.
+type sampledValue struct {
+	value StatValue
+	count int
 }
 
 // Stats returns the column statistics of t's own rows (nil for a table
@@ -48,42 +87,154 @@ func (t *Table) Stats() []ColumnStats {
 	}
 	st = make([]ColumnStats, len(t.Columns))
 	sample := sampleRows(total)
-	for c := range t.Columns {
-		seen := map[string]int{}
-		var sampled, nulls int
-		var buf []byte
-		var base int64
-		k := 0
-		for _, b := range batches {
-			arr := b.Column(c)
-			n := b.NumRows()
-			for k < len(sample) && sample[k] < base+n {
-				i := int(sample[k] - base)
-				k++
-				sampled++
-				if arr.IsNull(i) {
-					nulls++
-					continue
-				}
-				buf = appendValueKey(buf[:0], arr, i)
-				seen[string(buf)]++
-			}
-			base += n
-		}
-		nonNull := sampled - nulls
-		if sampled > 0 {
-			st[c].NullFrac = float64(nulls) / float64(sampled)
-		}
-		d := float64(len(seen))
-		if int64(sampled) < total && nonNull > 0 {
-			d = estimateDistinct(seen, nonNull, float64(total)*(1-st[c].NullFrac))
-		}
-		st[c].NDistinct = math.Max(d, 1)
+	for c, col := range t.Columns {
+		st[c] = columnStats(batches, c, col.Type.ID == types.Numeric, sample, total)
 	}
 	t.mu.Lock()
 	t.stats = st
 	t.mu.Unlock()
 	return st
+}
+
+// columnStats computes column c's statistics from the sampled rows of
+// a table of total rows.
+func columnStats(batches []arrow.RecordBatch, c int, numericText bool, sample []int64, total int64) ColumnStats {
+	var st ColumnStats
+	seen := map[string]*sampledValue{}
+	var sampled, nulls int
+	var buf []byte
+	var base int64
+	k := 0
+	for _, b := range batches {
+		arr := b.Column(c)
+		n := b.NumRows()
+		for k < len(sample) && sample[k] < base+n {
+			i := int(sample[k] - base)
+			k++
+			sampled++
+			if arr.IsNull(i) {
+				nulls++
+				continue
+			}
+			buf = appendValueKey(buf[:0], arr, i)
+			if sv, ok := seen[string(buf)]; ok {
+				sv.count++
+			} else {
+				seen[string(buf)] = &sampledValue{value: statValue(arr, i, numericText), count: 1}
+			}
+		}
+		base += n
+	}
+	nonNull := sampled - nulls
+	if sampled > 0 {
+		st.NullFrac = float64(nulls) / float64(sampled)
+	}
+	d := float64(len(seen))
+	fullSample := int64(sampled) >= total
+	if !fullSample && nonNull > 0 {
+		d = estimateDistinct(seen, nonNull, float64(total)*(1-st.NullFrac))
+	}
+	st.NDistinct = math.Max(d, 1)
+	if nonNull > 0 {
+		values := make([]*sampledValue, 0, len(seen))
+		for _, sv := range seen {
+			values = append(values, sv)
+		}
+		st.MCVs, st.MCVFreqs, st.Histogram = mcvsAndHistogram(values, sampled, nonNull, st.NDistinct, fullSample)
+	}
+	return st
+}
+
+// mcvsAndHistogram picks the most common values as compute_scalar_stats
+// does (values seen more than once; of a sampled table only those well
+// above the average count, 1.25 times it) and builds the equi-depth
+// histogram of the remaining values.
+func mcvsAndHistogram(values []*sampledValue, sampled, nonNull int, ndistinct float64, fullSample bool) ([]StatValue, []float64, []StatValue) {
+	slices.SortFunc(values, func(a, b *sampledValue) int {
+		if a.count != b.count {
+			return b.count - a.count
+		}
+		if a.value.Less(b.value) {
+			return -1
+		}
+		return 1
+	})
+	minCount := 2.0
+	if !fullSample {
+		avg := float64(nonNull) / ndistinct
+		minCount = math.Max(2, math.Min(1.25*avg, float64(sampled)/statsTarget))
+	}
+	nmcv := 0
+	for nmcv < len(values) && nmcv < statsTarget && float64(values[nmcv].count) >= minCount {
+		nmcv++
+	}
+	var mcvs []StatValue
+	var freqs []float64
+	for _, sv := range values[:nmcv] {
+		mcvs = append(mcvs, sv.value)
+		freqs = append(freqs, float64(sv.count)/float64(sampled))
+	}
+	rest := values[nmcv:]
+	if len(rest) < 2 {
+		return mcvs, freqs, nil
+	}
+	slices.SortFunc(rest, func(a, b *sampledValue) int {
+		if a.value.Less(b.value) {
+			return -1
+		}
+		return 1
+	})
+	// Bounds at equal steps through the rest's sorted sample rows.
+	var restRows int
+	for _, sv := range rest {
+		restRows += sv.count
+	}
+	nbounds := min(len(rest), statsTarget+1)
+	hist := make([]StatValue, 0, nbounds)
+	idx, below := 0, 0 // rest[idx] covers sample rows [below, below+count)
+	for j := range nbounds {
+		pos := j * (restRows - 1) / (nbounds - 1)
+		for below+rest[idx].count <= pos {
+			below += rest[idx].count
+			idx++
+		}
+		hist = append(hist, rest[idx].value)
+	}
+	return mcvs, freqs, hist
+}
+
+// statValue reads the value at row i as the statistics keep it.
+func statValue(arr arrow.Array, i int, numericText bool) StatValue {
+	switch a := arr.(type) {
+	case *array.Int64:
+		return StatValue{Num: float64(a.Value(i))}
+	case *array.Int32:
+		return StatValue{Num: float64(a.Value(i))}
+	case *array.Int16:
+		return StatValue{Num: float64(a.Value(i))}
+	case *array.Float64:
+		return StatValue{Num: a.Value(i)}
+	case *array.Float32:
+		return StatValue{Num: float64(a.Value(i))}
+	case *array.Date32:
+		return StatValue{Num: float64(a.Value(i))}
+	case *array.Timestamp:
+		return StatValue{Num: float64(a.Value(i))}
+	case *array.Boolean:
+		if a.Value(i) {
+			return StatValue{Num: 1}
+		}
+		return StatValue{}
+	case *array.String:
+		if numericText {
+			f, _ := strconv.ParseFloat(a.Value(i), 64)
+			return StatValue{Num: f}
+		}
+		return StatValue{Str: a.Value(i)}
+	}
+	// Other types: distinguishable by their text, not ordered by it (no
+	// constant of theirs is compared with the histogram).
+	return StatValue{Str: arr.ValueStr(i)}
 }
 
 // estimateDistinct is PostgreSQL's estimate of a column's distinct
@@ -93,11 +244,11 @@ func (t *Table) Stats() []ColumnStats {
 // once. Values seen several times say the column repeats (l_suppkey's
 // 10,000 suppliers in 6M rows stay about 10,000); values all seen once
 // say it is unique (the estimate is rows).
-func estimateDistinct(counts map[string]int, n int, rows float64) float64 {
+func estimateDistinct(counts map[string]*sampledValue, n int, rows float64) float64 {
 	d := float64(len(counts))
 	f1 := 0
-	for _, k := range counts {
-		if k == 1 {
+	for _, sv := range counts {
+		if sv.count == 1 {
 			f1++
 		}
 	}
@@ -158,5 +309,6 @@ func appendValueKey(buf []byte, arr arrow.Array, i int) []byte {
 	case *array.String:
 		return append(buf, a.Value(i)...)
 	}
-	return buf
+	// Other types (intervals, ...) by their text form.
+	return append(buf, arr.ValueStr(i)...)
 }

@@ -61,3 +61,59 @@ func TestColumnStats(t *testing.T) {
 		})
 	}
 }
+
+// TestMCVsAndHistogram checks the most common values (repeated values of
+// a fully read table; of a sampled one only those well above average)
+// and the equi-depth histogram of the others.
+func TestMCVsAndHistogram(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		rows      int
+		value     func(i int) int32
+		wantMCVs  int     // number of MCVs
+		wantFreq0 float64 // frequency of the most common
+		histLen   int     // bounds (0: none)
+	}{
+		{"unique", 1000, func(i int) int32 { return int32(i) }, 0, 0, 101},
+		{"ten values", 1000, func(i int) int32 { return int32(i % 10) }, 10, 0.1, 0},
+		{"one hot value", 1000, func(i int) int32 {
+			if i%2 == 0 {
+				return -1
+			}
+			return int32(i)
+		}, 1, 0.5, 101},
+		{"sampled skew", 1_000_000, func(i int) int32 {
+			if i%4 == 0 {
+				return 7
+			}
+			return int32(i)
+		}, 1, 0.25, 101},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tbl := NewTable("public", "t", []Column{{Name: "a", Type: types.Int4T}})
+			b := array.NewInt32Builder(memory.DefaultAllocator)
+			for i := 0; i < tc.rows; i++ {
+				b.Append(tc.value(i))
+			}
+			arr := b.NewArray()
+			b.Release()
+			tbl.Append(array.NewRecordBatch(tbl.ArrowSchema(), []arrow.Array{arr}, int64(tc.rows)))
+			arr.Release()
+			st := tbl.Stats()[0]
+			if len(st.MCVs) != tc.wantMCVs {
+				t.Fatalf("%d MCVs, want %d: %v", len(st.MCVs), tc.wantMCVs, st.MCVs)
+			}
+			if tc.wantMCVs > 0 && math.Abs(st.MCVFreqs[0]-tc.wantFreq0) > 0.01 {
+				t.Errorf("MCV frequency %v, want %v", st.MCVFreqs[0], tc.wantFreq0)
+			}
+			if len(st.Histogram) != tc.histLen {
+				t.Fatalf("histogram of %d bounds, want %d", len(st.Histogram), tc.histLen)
+			}
+			for i := 1; i < len(st.Histogram); i++ {
+				if st.Histogram[i].Less(st.Histogram[i-1]) {
+					t.Fatalf("histogram not ascending at %d: %v", i, st.Histogram)
+				}
+			}
+		})
+	}
+}
