@@ -33,6 +33,13 @@ func compileCast(x *nodes.Cast, ec *ExecContext) (evaluator, error) {
 		}
 		return &castEval{arg: arg, from: from, to: to}, nil
 	}
+	if filterKernels && from.ID == types.Date && (to.ID == types.Timestamp || to.ID == types.TimestampTZ) {
+		arg, err := compileExpr(x.Arg, ec)
+		if err != nil {
+			return nil, err
+		}
+		return &dateToTimestampEval{arg: arg, to: to}, nil
+	}
 	explicit := x.Explicit
 	return compileRowwise([]nodes.Expr{x.Arg}, to, true, ec, func(a []any) (any, error) {
 		return types.Cast(a[0], from, to, explicit)

@@ -311,44 +311,31 @@ func (e *boolEval) eval(b arrow.RecordBatch) (arrow.Array, error) {
 		}
 		return newBoolArray(bits, n, vc, acc.NullN()), nil
 	}
+	return e.evalAndOr(b, acc)
+}
+
+// evalAndOr runs AND or OR over bitmaps: decided marks the rows whose
+// outcome is settled (a false for AND, a true for OR), sawNull those
+// where an argument was NULL. Each argument after the first sees only the
+// rows not yet decided.
+func (e *boolEval) evalAndOr(b arrow.RecordBatch, first *array.Boolean) (arrow.Array, error) {
 	isAnd := e.op == nodes.And
-	// val/known track each row's result: known rows are decided (false for
-	// AND, true for OR); null marks a NULL seen so far.
-	val := make([]bool, n)
-	null := make([]bool, n)
-	decided := make([]bool, n)
-	absorb := func(arr *array.Boolean, rows []int32) {
-		for k := 0; k < arr.Len(); k++ {
-			i := k
-			if rows != nil {
-				i = int(rows[k])
-			}
-			if arr.IsNull(k) {
-				null[i] = true
-				continue
-			}
-			if arr.Value(k) != isAnd { // false for AND, true for OR decides
-				decided[i] = true
-				val[i] = !isAnd
-			}
-		}
-	}
-	absorb(acc, nil)
-	acc.Release()
+	n := first.Len()
+	nb := int(bitutil.BytesForBits(int64(n)))
+	decided := make([]byte, nb)
+	sawNull := make([]byte, nb)
+	absorbAll(first, isAnd, decided, sawNull)
+	first.Release()
+	var open []int32
 	for k, arg := range e.args[1:] {
-		var open []int32
-		for i := 0; i < n; i++ {
-			if !decided[i] {
-				open = append(open, int32(i))
-			}
-		}
+		open = undecidedRows(decided, n, open[:0])
 		if len(open) == 0 {
 			break
 		}
 		var arr arrow.Array
+		var err error
 		if len(open) == n {
 			arr, err = arg.eval(b)
-			open = nil
 		} else {
 			sub := takeReadColumns(b, open, e.reads[k+1])
 			arr, err = arg.eval(sub)
@@ -357,23 +344,79 @@ func (e *boolEval) eval(b arrow.RecordBatch) (arrow.Array, error) {
 		if err != nil {
 			return nil, err
 		}
-		absorb(arr.(*array.Boolean), open)
+		if len(open) == n {
+			absorbAll(arr.(*array.Boolean), isAnd, decided, sawNull)
+		} else {
+			absorbRows(arr.(*array.Boolean), open, isAnd, decided, sawNull)
+		}
 		arr.Release()
 	}
-	bld := array.NewBooleanBuilder(alloc)
-	defer bld.Release()
-	bld.Reserve(n)
-	for i := 0; i < n; i++ {
-		switch {
-		case decided[i]:
-			bld.UnsafeAppend(val[i])
-		case null[i]:
-			bld.AppendNull()
-		default:
-			bld.UnsafeAppend(isAnd)
+	// Decided rows have their value; the others are NULL if an argument
+	// was, else the operator's identity (true for AND, false for OR).
+	vals := make([]byte, nb)
+	valid := make([]byte, nb)
+	for i := range vals {
+		valid[i] = decided[i] | ^sawNull[i]
+		if isAnd {
+			vals[i] = ^decided[i] & valid[i]
+		} else {
+			vals[i] = decided[i]
 		}
 	}
-	return bld.NewArray(), nil
+	nulls := n - bitutil.CountSetBits(valid, 0, n)
+	if nulls == 0 {
+		valid = nil
+	}
+	return newBoolArray(vals, n, valid, nulls), nil
+}
+
+// absorbAll folds an argument evaluated on every row into decided and
+// sawNull, a byte (eight rows) at a time.
+func absorbAll(arr *array.Boolean, isAnd bool, decided, sawNull []byte) {
+	bits := boolBits(arr)
+	v := validity(arr)
+	for i := range decided {
+		valid := byte(0xFF)
+		if v != nil {
+			valid = v[i]
+		}
+		val := bits[i]
+		if isAnd {
+			val = ^val
+		}
+		decided[i] |= valid & val
+		sawNull[i] |= ^valid
+	}
+}
+
+// absorbRows is absorbAll for an argument evaluated on the rows rows.
+func absorbRows(arr *array.Boolean, rows []int32, isAnd bool, decided, sawNull []byte) {
+	bits := boolBits(arr)
+	v := validity(arr)
+	for k, i := range rows {
+		switch {
+		case !isValid(v, k):
+			sawNull[i>>3] |= 1 << (i & 7)
+		case (bits[k>>3]&(1<<(k&7)) != 0) != isAnd:
+			decided[i>>3] |= 1 << (i & 7)
+		}
+	}
+}
+
+// undecidedRows appends to rows the indexes of the n rows not set in
+// decided, skipping settled bytes whole.
+func undecidedRows(decided []byte, n int, rows []int32) []int32 {
+	for j, d := range decided {
+		if d == 0xFF {
+			continue
+		}
+		for i := j * 8; i < j*8+8 && i < n; i++ {
+			if d&(1<<(i&7)) == 0 {
+				rows = append(rows, int32(i))
+			}
+		}
+	}
+	return rows
 }
 
 type nullTestEval struct {
@@ -607,6 +650,9 @@ const hashedInList = 9
 // compileInList compiles x IN (list) and NOT IN: the SQL semantics of a
 // NULL argument or a NULL in the list, and = ANY's equality.
 func compileInList(x *nodes.InList, ec *ExecContext) (evaluator, error) {
+	if ev, ok, err := compileConstInList(x, ec); ok || err != nil { // filter_kernels.go
+		return ev, err
+	}
 	t := x.Arg.Type()
 	if set, hasNull, ok := constSet(x.List, t); ok && len(x.List) >= hashedInList {
 		var buf []byte

@@ -116,6 +116,14 @@ func compileOp(x *nodes.OpExpr, ec *ExecContext) (evaluator, error) {
 	if err != nil {
 		return nil, err
 	}
+	if isComparison(x.Op) { // filter_kernels.go
+		if cmp, ok := compileStringConstCompare(x, l, r); ok {
+			return cmp, nil
+		}
+		if cmp, ok := compileIntConstCompare(x, l, r); ok {
+			return cmp, nil
+		}
+	}
 	return &binaryEval{l: l, r: r, kernel: kernel}, nil
 }
 
@@ -549,6 +557,10 @@ func compareKernel(op string, t types.T) func(l, r arrow.Array) (arrow.Array, er
 		return orderedCompare[int32](want)
 	case types.Int2:
 		return orderedCompare[int16](want)
+	case types.Bpchar:
+		if filterKernels {
+			return bpcharCompareKernel(want)
+		}
 	case types.Text, types.Varchar, types.Name:
 		return func(l, r arrow.Array) (arrow.Array, error) {
 			ls, rs := l.(*array.String), r.(*array.String)
@@ -570,6 +582,14 @@ func compareKernel(op string, t types.T) func(l, r arrow.Array) (arrow.Array, er
 			return types.Compare(t, types.DatumAt(l, t, i), types.DatumAt(r, t, i))
 		}, want), nil
 	}
+}
+
+func isComparison(op string) bool {
+	switch op {
+	case "=", "<>", "<", "<=", ">", ">=":
+		return true
+	}
+	return false
 }
 
 // cmpWant maps an operator to the set of comparison outcomes (-1, 0, +1,

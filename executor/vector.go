@@ -171,17 +171,7 @@ func takeArray(arr arrow.Array, sel []int32) arrow.Array {
 	case *array.Float32:
 		return takeFixed[float32](a, sel)
 	case *array.String:
-		b := array.NewStringBuilder(alloc)
-		defer b.Release()
-		b.Reserve(len(sel))
-		for _, i := range sel {
-			if a.IsNull(int(i)) {
-				b.AppendNull()
-			} else {
-				b.Append(a.Value(int(i)))
-			}
-		}
-		return b.NewArray()
+		return takeStrings(a, sel) // filter_kernels.go
 	case *array.Boolean:
 		return takeBuilt(a, array.NewBooleanBuilder(alloc), sel)
 	case *array.MonthDayNanoInterval:

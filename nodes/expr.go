@@ -58,7 +58,10 @@ func (c *Const) String() string {
 			return s
 		}
 	case types.Numeric:
-		if !strings.HasPrefix(s, "-") && s != "NaN" {
+		// get_const_expr prints a numeric bare only when it reads back as
+		// numeric (a digit first, a point or exponent in it): 0.05, but
+		// '24'::numeric.
+		if s[0] >= '0' && s[0] <= '9' && strings.ContainsAny(s, ".eE") {
 			return s
 		}
 	case types.Bool:

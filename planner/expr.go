@@ -48,6 +48,12 @@ type exprCtx struct {
 	// queryAggs, while a window aggregate is transformed, collects the
 	// aggregates in its arguments, which are the query's (window.go).
 	queryAggs *[]*nodes.AggCall
+	// depth counts the transform calls under way: the outermost folds
+	// the finished expression's constants (constfold.go), unless noFold:
+	// an expression stored in the catalog (a DEFAULT) is kept as written,
+	// as PostgreSQL folds only while planning.
+	depth  int
+	noFold bool
 }
 
 func errAt(err error, loc int32) error {
@@ -57,7 +63,19 @@ func errAt(err error, loc int32) error {
 	return err
 }
 
+// transform turns a parse tree into an expression, its immutable
+// constant subexpressions folded.
 func (c *exprCtx) transform(n *pg.Node) (nodes.Expr, error) {
+	c.depth++
+	e, err := c.transformNode(n)
+	c.depth--
+	if err == nil && c.depth == 0 && !c.noFold {
+		e = foldConstants(e)
+	}
+	return e, err
+}
+
+func (c *exprCtx) transformNode(n *pg.Node) (nodes.Expr, error) {
 	switch x := n.Node.(type) {
 	case *pg.Node_ColumnRef:
 		return c.columnRef(x.ColumnRef)

@@ -191,7 +191,7 @@ func (p *Planner) schemaAlias(schema string) string {
 // DEFAULT, a partition bound, a SET value) and coerces it to t by
 // assignment (t.ID == Unknown: leave its type).
 func (p *Planner) Expr(n *pg.Node, t types.T, clause string) (nodes.Expr, error) {
-	ec := &exprCtx{p: &planCtx{Planner: p}, clause: clause}
+	ec := &exprCtx{p: &planCtx{Planner: p}, clause: clause, noFold: true} // stored as written
 	e, err := ec.transform(n)
 	if err != nil {
 		return nil, err
