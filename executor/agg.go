@@ -4,7 +4,8 @@ package executor
 // (hashed). It consumes its child completely on the first Next, then
 // returns the result in batches. Per batch, it evaluates the group keys
 // and the aggregate arguments once, maps each row to a group number
-// (a typed hash map for one integer key, an encoded-key map otherwise),
+// (a groupTable of flat key vectors, agg_table.go; an encoded-key map for
+// key types it does not normalize),
 // and lets each aggregate update its per-group state in a loop over the
 // batch. Its own output rows are the group keys followed by the
 // aggregate results (the planner's Targets and HAVING read those).
@@ -23,12 +24,12 @@ import (
 	"encoding/binary"
 	"io"
 	"math"
-	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/cockroachdb/apd/v3"
 	"github.com/pgfed/pgfed/nodes"
+	"github.com/pgfed/pgfed/pgerr"
 	"github.com/pgfed/pgfed/types"
 )
 
@@ -41,17 +42,16 @@ type aggOp struct {
 	states []aggState
 	schema *arrow.Schema
 
-	intKeys *intTable // single integer-like key
-	nullKey int32     // group of the NULL key (-1 none yet)
-	strKeys map[string]int32
-	keyVals [][]any // per group, the key datums
-	// intKeyVals are the groups' keys when the one key is an integer,
-	// date or timestamp column (intKeys): typed, not boxed in keyVals
-	// (the NULL group, nullKey, holds 0).
-	intKeyVals []int64
-	ngroups    int
-	groupBuf   []int32
-	keyBuf     []byte
+	// table holds the groups when the keys' types suit it (groupTable);
+	// otherwise strKeys maps each encoded key to its group and keyVals
+	// holds the groups' key datums.
+	table    *groupTable
+	useTable bool
+	strKeys  map[string]int32
+	keyVals  [][]any
+	ngroups  int
+	groupBuf []int32
+	keyBuf   []byte
 
 	out  arrow.RecordBatch // result, handed out in slices
 	pos  int64
@@ -112,6 +112,7 @@ func (a *aggOp) compile() error {
 		fields = append(fields, nodes.Field{Name: "agg" + itoa(i), T: call.T})
 	}
 	a.schema = schemaOf(fields)
+	a.useTable = groupTableFits(a.keyTypes())
 	return nil
 }
 
@@ -129,7 +130,8 @@ func (a *aggOp) resetGroups() {
 	for i, call := range a.plan.Aggs {
 		a.states[i] = newAggState(call)
 	}
-	a.intKeys, a.strKeys, a.keyVals, a.intKeyVals, a.ngroups, a.nullKey = nil, nil, nil, nil, 0, -1
+	a.releaseTable()
+	a.strKeys, a.keyVals, a.ngroups = nil, nil, 0
 	a.pos = 0
 	if a.out != nil {
 		a.out.Release()
@@ -140,7 +142,16 @@ func (a *aggOp) resetGroups() {
 	}
 }
 
+// releaseTable drops the groupTable.
+func (a *aggOp) releaseTable() {
+	if a.table != nil {
+		a.table.release()
+		a.table = nil
+	}
+}
+
 func (a *aggOp) Close() error {
+	a.releaseTable()
 	if a.out != nil {
 		a.out.Release()
 		a.out = nil
@@ -265,18 +276,21 @@ func (a *aggOp) assignGroups(b arrow.RecordBatch) ([]int32, error) {
 		a.groupBuf = make([]int32, n)
 	}
 	groups := a.groupBuf[:n]
-	if len(keys) == 1 {
-		switch k := keys[0].(type) {
-		case *array.Int64, *array.Timestamp:
-			assignIntGroups(a, k, valuesOf[int64](k), groups)
-			return groups, nil
-		case *array.Int32, *array.Date32:
-			assignIntGroups(a, k, valuesOf[int32](k), groups)
-			return groups, nil
-		case *array.Int16:
-			assignIntGroups(a, k, valuesOf[int16](k), groups)
+	if a.useTable {
+		if a.table == nil {
+			a.table = newGroupTable(a.keyTypes())
+		}
+		if a.table.fitsArrays(keys) {
+			a.table.load(keys)
+			a.table.assign(a, groups)
+			a.table.keepFirstRows(keys)
 			return groups, nil
 		}
+		if a.ngroups > 0 {
+			return nil, pgerr.Internal("executor: group keys of types %v changed form", a.keyTypes())
+		}
+		a.useTable = false
+		a.releaseTable()
 	}
 	if a.strKeys == nil {
 		a.strKeys = map[string]int32{}
@@ -320,67 +334,6 @@ func intKeyValues(arr arrow.Array) ([]int64, bool) {
 		return convertSlice[int16, int64](valuesOf[int16](arr)), true
 	}
 	return nil, false
-}
-
-func assignIntGroups[T int16 | int32 | int64](a *aggOp, arr arrow.Array, vals []T, groups []int32) {
-	if a.intKeys == nil {
-		a.intKeys = newIntTable()
-	}
-	valid := validity(arr)
-	var key int64
-	add := func() int32 {
-		if !a.spill.admit(a) {
-			return -1
-		}
-		g := int32(a.ngroups)
-		a.ngroups++
-		a.intKeyVals = append(a.intKeyVals, key)
-		return g
-	}
-	table := a.intKeys
-	for r, v := range vals {
-		if valid != nil && !isValid(valid, r) {
-			if a.nullKey < 0 && !a.spill.admit(a) {
-				a.spill.markRow(r, 0)
-				groups[r] = -1
-				continue
-			}
-			if a.nullKey < 0 {
-				a.nullKey = int32(a.ngroups)
-				a.ngroups++
-				a.intKeyVals = append(a.intKeyVals, 0)
-			}
-			groups[r] = a.nullKey
-			continue
-		}
-		key = int64(v)
-		if groups[r] = table.lookupOrAdd(key, add); groups[r] < 0 {
-			a.spill.markRow(r, hashInt64(int64(v)))
-		}
-	}
-}
-
-// intKeyArray is the column of integer-like group keys, NULL at group
-// null (-1: none).
-func intKeyArray(t types.T, keys []int64, null int32) arrow.Array {
-	var valid []byte
-	nulls := 0
-	if null >= 0 {
-		valid = make([]byte, (len(keys)+7)/8)
-		for i := range valid {
-			valid[i] = 0xff
-		}
-		valid[null/8] &^= 1 << (null % 8)
-		nulls = 1
-	}
-	switch t.ArrowType().(type) {
-	case *arrow.Int64Type, *arrow.TimestampType:
-		return newFixedArray(t.ArrowType(), slices.Clone(keys), valid, nulls)
-	case *arrow.Int32Type, *arrow.Date32Type:
-		return newFixedArray(t.ArrowType(), convertSlice[int64, int32](keys), valid, nulls)
-	default:
-		return newFixedArray(t.ArrowType(), convertSlice[int64, int16](keys), valid, nulls)
-	}
 }
 
 // encodeKey appends a byte encoding of d under which equal values (as
@@ -428,19 +381,38 @@ func encodeKey(buf []byte, t types.T, d any) []byte {
 	return buf
 }
 
-func (a *aggOp) buildResult() error {
-	n := a.ngroups
-	cols := make([]arrow.Array, 0, len(a.keys)+len(a.states))
+// datumKeyArrays returns the key columns of groups found by encoded key.
+func (a *aggOp) datumKeyArrays(n int) []arrow.Array {
+	cols := make([]arrow.Array, len(a.plan.GroupKeys))
 	for k, key := range a.plan.GroupKeys {
-		if a.intKeyVals != nil {
-			cols = append(cols, intKeyArray(key.Type(), a.intKeyVals[:n], a.nullKey))
-			continue
-		}
 		vals := make([]any, n)
 		for g := 0; g < n; g++ {
 			vals[g] = a.keyVals[g][k]
 		}
-		cols = append(cols, arrayOfDatums(key.Type(), vals))
+		cols[k] = arrayOfDatums(key.Type(), vals)
+	}
+	return cols
+}
+
+func (a *aggOp) keyTypes() []types.T {
+	ts := make([]types.T, len(a.plan.GroupKeys))
+	for i, k := range a.plan.GroupKeys {
+		ts[i] = k.Type()
+	}
+	return ts
+}
+
+func (a *aggOp) buildResult() error {
+	n := a.ngroups
+	cols := make([]arrow.Array, 0, len(a.keys)+len(a.states))
+	if a.table != nil {
+		keys, err := a.table.keyArrays()
+		if err != nil {
+			return err
+		}
+		cols = append(cols, keys...)
+	} else {
+		cols = append(cols, a.datumKeyArrays(n)...)
 	}
 	for _, st := range a.states {
 		arr, err := st.result(n)

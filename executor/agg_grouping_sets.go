@@ -125,7 +125,8 @@ func (g *groupingSetsAgg) release(a *aggOp) {
 		a.out.Release()
 		a.out = nil
 	}
-	a.states, a.keyVals, a.intKeyVals, a.intKeys, a.strKeys, a.ngroups = nil, nil, nil, nil, nil, 0
+	a.releaseTable()
+	a.states, a.keyVals, a.strKeys, a.ngroups = nil, nil, nil, 0
 	a.spill.reset(nil)
 }
 

@@ -32,12 +32,10 @@ const (
 	aggPartitionBits = 4
 	aggPartitions    = 1 << aggPartitionBits
 	maxSpillDepth    = 6
-	// aggGroupBytes and aggStateBytes estimate a group's memory: its key
-	// datums (boxed in a slice), the hash map's entry, and each
-	// aggregate's state; intGroupBytes is a group of one integer key (a
-	// typed key and two open-addressing slots at half load).
+	// aggGroupBytes estimates a group found by encoded key (its key
+	// datums boxed in a slice, the Go map's entry); aggStateBytes the state
+	// of an aggregate that does not count its own (sizedState).
 	aggGroupBytes = 128
-	intGroupBytes = 40
 	aggStateBytes = 32
 	noPartition   = 0xff
 )
@@ -83,21 +81,62 @@ func (s *aggSpill) reset(ec *ExecContext) {
 	}
 }
 
+// estimate is the memory of the groups: what the groupTable and the
+// sized states hold (their vectors' capacities), aggStateBytes per group
+// of other states, and for groups found by encoded key aggGroupBytes and
+// the keys' bytes.
 func (s *aggSpill) estimate(a *aggOp) int64 {
-	return int64(a.ngroups)*perGroupBytes(a) + s.keyBytes
+	n := int64(a.ngroups)
+	var b int64
+	if a.table != nil {
+		b = a.table.bytes()
+	} else {
+		b = n*aggGroupBytes + s.keyBytes
+	}
+	for _, st := range a.states {
+		if sz, ok := st.(sizedState); ok {
+			b += sz.memBytes()
+		} else {
+			b += n * aggStateBytes
+		}
+	}
+	return b
 }
 
-// perGroupBytes is the estimated memory of one group, string keys' bytes
+// perGroupBytes is the memory one more group adds, a groupTable's slots
 // aside.
 func perGroupBytes(a *aggOp) int64 {
-	g := int64(aggGroupBytes)
-	if a.intKeys != nil {
-		g = intGroupBytes
+	var g int64
+	switch {
+	case a.table != nil:
+		g = a.table.groupBytes()
+	case a.useTable:
+		g = 16 * int64(len(a.plan.GroupKeys))
+	default:
+		g = aggGroupBytes
+		if a.ngroups > 0 {
+			g += a.spill.keyBytes / int64(a.ngroups)
+		}
 	}
-	return g + aggStateBytes*int64(len(a.states))
+	for _, st := range a.states {
+		if sz, ok := st.(sizedState); ok {
+			g += sz.groupBytes()
+		} else {
+			g += aggStateBytes
+		}
+	}
+	return g
 }
 
-// startBatch sets how many groups the table may reach within the batch.
+// sizedState is an aggState that knows its memory.
+type sizedState interface {
+	memBytes() int64   // held for the groups so far
+	groupBytes() int64 // added by one more group
+}
+
+// startBatch sets how many groups the table may reach within the batch:
+// as many as fit in what is left of hash_mem, counting the larger slot
+// array that a groupTable grows into on the way.
 func (s *aggSpill) startBatch(a *aggOp, rows int) {
 	if cap(s.partOf) < rows {
 		s.partOf = make([]uint8, rows)
@@ -111,11 +150,12 @@ func (s *aggSpill) startBatch(a *aggOp, rows int) {
 		return
 	}
 	perGroup := perGroupBytes(a)
-	if a.ngroups > 0 {
-		perGroup += s.keyBytes / int64(a.ngroups)
+	room := a.ec.hashMem() - s.estimate(a) - a.otherSetsMem()
+	more := room / perGroup
+	if a.table != nil {
+		more = a.table.groupsThatFit(room, perGroup)
 	}
-	room := (a.ec.hashMem() - s.estimate(a) - a.otherSetsMem()) / perGroup
-	s.groupLimit = a.ngroups + int(max(room, 1))
+	s.groupLimit = a.ngroups + int(max(more, 1))
 }
 
 // admit reports whether a new group may be added; once it may not, the
@@ -182,10 +222,16 @@ func (s *aggSpill) spillNewGroups(a *aggOp, b arrow.RecordBatch, groups []int32)
 	return takeBatch(b, keep), kept, nil
 }
 
-// endBatch counts the table's memory; when a memory pool refuses it, the
-// table becomes full (or, past maxSpillDepth, the statement fails).
+// endBatch counts the table's memory; when it passes hash_mem (the
+// states' vectors grow by more than a group at a time) or a memory pool
+// refuses it, the table becomes full (or, past maxSpillDepth, the
+// statement fails).
 func (s *aggSpill) endBatch(a *aggOp) error {
-	err := s.mem.resize(s.estimate(a))
+	est := s.estimate(a)
+	if s.depth < maxSpillDepth && est+a.otherSetsMem() >= a.ec.hashMem() {
+		s.full = true
+	}
+	err := s.mem.resize(est)
 	if err != nil && pgerr.Code(err) == pgerr.OutOfMemory && s.depth < maxSpillDepth {
 		s.full = true
 		return nil

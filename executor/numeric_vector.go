@@ -639,7 +639,7 @@ func updateAggScaled(st aggState, args []evaluator, b arrow.RecordBatch, groups 
 
 // updateScaled adds a scaled vector's rows to their groups' sums.
 func (s *numericSumState) updateScaled(groups []int32, ngroups int, v *scaledVec) error {
-	s.sums, s.counts = grow(s.sums, ngroups), grow(s.counts, ngroups)
+	s.counts = grow(s.counts, ngroups)
 	s.fixed, s.scales = grow(s.fixed, ngroups), grow(s.scales, ngroups)
 	dense := v.scales == nil && v.exact == nil && v.valid == nil
 	switch {
