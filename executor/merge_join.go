@@ -1,8 +1,9 @@
 package executor
 
 // Merge Join. Both inputs arrive sorted on the merge keys (the planner
-// puts Sorts below; ascending NULLS LAST, though any order the keys name
-// is followed). The join walks them side by side, as PostgreSQL's
+// puts Sorts below those not already sorted; ascending NULLS LAST unless
+// an input's order says otherwise: the direction each key names is
+// followed). The join walks them side by side, as PostgreSQL's
 // ExecMergeJoin, a batch at a time:
 //
 //   - the outer side is read a batch at a time, its keys evaluated per
@@ -24,7 +25,10 @@ package executor
 // are collected as (outer row, run row) indexes, at most BatchSize at a
 // time, become a batch by pairBatch, and the JoinFilter drops pairs.
 // Outer rows are returned unmatched (left, full, anti) or matched (semi)
-// at the end of their batch, from a flag per row.
+// at the end of their batch, from a flag per row. So an inner join's
+// pairs, and a semi or anti join's rows, come in outer order (the
+// planner relies on it to skip a Sort above: planner/pathkeys.go); a
+// left or full join's do not.
 //
 // As PostgreSQL's, the outer side is read first: an empty one ends the
 // join without starting the inner side, unless the join returns

@@ -14,9 +14,10 @@ package planner
 //
 // Each join becomes a Hash Join when it has an equality between its two
 // sides (the Hash built on the side with fewer estimated bytes), else a
-// Nested Loop over a Materialize; the enable_hashjoin, enable_mergejoin
-// and enable_nestloop settings can make it a Merge Join over Sorts
-// instead (joinMethod, merge_join.go). Every node outputs only the columns
+// Nested Loop over a Materialize; a Merge Join when an input comes
+// sorted on the keys and that costs less, and as the enable_hashjoin,
+// enable_mergejoin and enable_nestloop settings make it (joinMethod,
+// merge_join.go). Every node outputs only the columns
 // something above it reads. Expressions use query-wide column ids
 // (joinScope.used) until the node that evaluates them is built; then they
 // are mapped to positions in its own rows (setrefs.c's fix_join_expr).
@@ -43,6 +44,7 @@ type planned struct {
 // select list; targets nil means every registered column, in id order
 // (the rows an Agg above reads).
 func (ja *joinAnalysis) planTop(root *jtNode, filter nodes.Expr, targets []nodes.Expr, out []nodes.Field) (nodes.Plan, error) {
+	ja.wantOrder, ja.pc.queryOrder = ja.pc.queryOrder, nil // merge_join.go
 	if targets == nil {
 		// A semi or anti join's inner columns are not in its rows; the
 		// query above cannot name them, so a NULL keeps the positions.

@@ -52,6 +52,9 @@ type joinAnalysis struct {
 	pullUp      bool
 	localRels   relSet
 	pulledQuals []nodes.Expr
+	// wantOrder is the order the query's ORDER BY wants the top join's
+	// rows in (query-wide columns), taken from planCtx.queryOrder.
+	wantOrder []nodes.SortKey
 }
 
 // planJoinFrom is planFrom for a FROM clause that joins: its source

@@ -722,7 +722,12 @@ func (pc *planCtx) planQueryBody(s *pg.SelectStmt, src *source) (*relPlan, error
 			return nil, err
 		}
 	} else if !grouped {
-		if plan, err = src.finish(where, exprs, out); err != nil {
+		if !distinct {
+			pc.queryOrder = queryOrder(sortKeys, exprs) // a merge join may return rows in this order (pathkeys.go)
+		}
+		plan, err = src.finish(where, exprs, out)
+		pc.queryOrder = nil
+		if err != nil {
 			return nil, err
 		}
 	} else {
@@ -954,7 +959,7 @@ func (pc *planCtx) planSortLimit(r *relPlan, s *pg.SelectStmt, keys []nodes.Sort
 			return nil, err
 		}
 	}
-	if len(keys) > 0 {
+	if len(keys) > 0 && !outputOrder(plan).satisfies(keys) { // rows already in order need no Sort (pathkeys.go)
 		if c, ok := count.(*nodes.Const); ok && c.Value != nil {
 			bound = c.Value.(int64)
 			if o, ok := offset.(*nodes.Const); ok && o.Value != nil {
