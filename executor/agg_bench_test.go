@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -38,7 +39,7 @@ func BenchmarkHashAgg(b *testing.B) {
 			s := stub(field("k", types.Int8T), field("k2", types.Int4T), field("q", types.NumericT))
 			plan := &nodes.Agg{Child: s, Strategy: nodes.AggHashed, GroupKeys: bc.keys,
 				Aggs: []*nodes.AggCall{aggCall("sum", q, types.NumericT)}}
-			var cpu int64
+			var cpu time.Duration
 			defer func() { b.ReportMetric(float64(cpu)/float64(b.N), "cpu-ns/op") }()
 			for i := 0; i < b.N; i++ {
 				b.StopTimer()

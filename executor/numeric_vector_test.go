@@ -5,7 +5,6 @@ import (
 	"math/rand"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -479,16 +478,6 @@ func TestParseScaledBytes(t *testing.T) {
 			t.Errorf("%q: got %d %d %v, want %d %d %v", s, v, sc, ok, wv, wsc, wok)
 		}
 	}
-}
-
-// processCPU is the process's user and system CPU time in nanoseconds
-// (the machine is shared: wall time alone says little).
-func processCPU() int64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return ru.Utime.Nano() + ru.Stime.Nano()
 }
 
 // TestNumericVectorCompare: comparisons through scaled vectors agree

@@ -15,7 +15,6 @@ package executor
 import (
 	"context"
 	"math/rand"
-	"syscall"
 	"testing"
 	"time"
 
@@ -60,7 +59,7 @@ func BenchmarkParallelHashJoin(b *testing.B) {
 			plan := benchJoinPlan(probe, build, v.workers, v.parallel)
 			var total time.Duration
 			best := time.Duration(1<<63 - 1)
-			cpu0 := cpuTime()
+			cpu0 := processCPU()
 			for b.Loop() {
 				op, err := Build(plan, &ExecContext{Workers: &WorkerPool{}, MaxParallelWorkers: 8, WorkMem: 1 << 30})
 				if err != nil {
@@ -81,18 +80,9 @@ func BenchmarkParallelHashJoin(b *testing.B) {
 			}
 			b.ReportMetric(float64(total.Nanoseconds())/float64(b.N)/probeRows, "ns/probed_row")
 			b.ReportMetric(float64(best.Milliseconds()), "min_ms")
-			b.ReportMetric(float64((cpuTime()-cpu0).Milliseconds())/float64(b.N), "cpu_ms")
+			b.ReportMetric(float64((processCPU()-cpu0).Milliseconds())/float64(b.N), "cpu_ms")
 		})
 	}
-}
-
-// cpuTime is the CPU time the process has used (user and system).
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // benchJoinPlan joins probe with build on a: serially without workers,
