@@ -420,11 +420,11 @@ func estimateHashJoin(n *nodes.HashJoin, div float64) (rows, startup, total floa
 	for i := range n.OuterKeys {
 		keySels[i] = keySelectivity(n.Outer, n.OuterKeys[i], n.Inner.Child, n.InnerKeys[i])
 	}
-	sel := selectivity(n.JoinFilter) * combinedSelectivity(keySels)
 	innerRows := ib.Rows
 	if n.Parallel {
 		innerRows *= div
 	}
+	sel := selectivity(n.JoinFilter) * combinedSelectivity(keySels, ob.Rows, innerRows)
 	rows = joinRows(n.Type, ob.Rows, innerRows, sel)
 	if isSemiOrAnti(n.Type) && !n.Parallel {
 		rows = semiJoinRows(n.Type, n.Outer, n.Inner.Child, n.OuterKeys, n.InnerKeys, selectivity(n.JoinFilter))
@@ -440,14 +440,22 @@ func estimateHashJoin(n *nodes.HashJoin, div float64) (rows, startup, total floa
 // much in the exponent (exponential backoff), because such keys are
 // rarely independent (TPC-H's l_partkey, l_suppkey = ps_partkey,
 // ps_suppkey is one key); multiplying them all made joins look like one
-// row and put the big side into the hash table.
-func combinedSelectivity(sels []float64) float64 {
+// row and put the big side into the hash table. Nor can several keys
+// together select more than one key unique in the bigger input would:
+// they have at most as many distinct values in an input as it has rows,
+// so eqjoinsel over them is at least 1/max(rows1, rows2). (Without the
+// bound, TPC-H Q9's lineitem-partsupp join, one partsupp row for every
+// lineitem row, looked like 240k rows of 6M and was done first.)
+func combinedSelectivity(sels []float64, rows1, rows2 float64) float64 {
 	sorted := append([]float64(nil), sels...)
 	sort.Float64s(sorted)
 	out, exp := 1.0, 1.0
 	for _, s := range sorted {
 		out *= math.Pow(s, exp)
 		exp /= 2
+	}
+	if len(sels) > 1 {
+		out = math.Max(out, 1/math.Max(math.Max(rows1, rows2), 1))
 	}
 	return out
 }

@@ -441,8 +441,12 @@ func (g *joinGraph) card(set uint64) float64 {
 			byPair[e.items] = append(byPair[e.items], e.sel)
 		}
 	}
-	for _, sels := range byPair {
-		c *= combinedSelectivity(sels)
+	for pair, sels := range byPair {
+		rows := [2]float64{1, 1}
+		for k, s := 0, pair; s != 0 && k < 2; k, s = k+1, s&(s-1) {
+			rows[k] = g.rows[bits.TrailingZeros64(s)]
+		}
+		c *= combinedSelectivity(sels, rows[0], rows[1])
 	}
 	for _, s := range g.semis {
 		if set&(1<<s.rhs) != 0 {

@@ -349,7 +349,7 @@ func estimateMergeJoin(n *nodes.MergeJoin) (rows, startup, total float64) {
 	for i, k := range n.MergeKeys {
 		keySels[i] = keySelectivity(n.Outer, k.Outer, n.Inner, k.Inner)
 	}
-	sel := selectivity(n.JoinFilter) * combinedSelectivity(keySels)
+	sel := selectivity(n.JoinFilter) * combinedSelectivity(keySels, ob.Rows, ib.Rows)
 	rows = joinRows(n.Type, ob.Rows, ib.Rows, sel)
 	keys := float64(len(n.MergeKeys))
 	startup = ob.StartupCost + ib.StartupCost
@@ -386,7 +386,7 @@ func (ja *joinAnalysis) mergeCheaper(typ nodes.JoinType, outer, inner *planned, 
 	for i := range spec.outerKeys {
 		keySels[i] = keySelectivity(op, spec.outerKeys[i], ip, spec.innerKeys[i])
 	}
-	rows := joinRows(typ, op.Base().Rows, ip.Base().Rows, combinedSelectivity(keySels))
+	rows := joinRows(typ, op.Base().Rows, ip.Base().Rows, combinedSelectivity(keySels, op.Base().Rows, ip.Base().Rows))
 	merge := ja.mergeJoinCost(spec, op, ip, rows)
 	hashOuter, hashInner, hashKey := op, ip, spec.innerKeys[0]
 	if typ != nodes.JoinSemi && typ != nodes.JoinAnti && bytesOf(op) < bytesOf(ip) {
