@@ -12,6 +12,7 @@ package executor
 // by byte as under the C collation.
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -194,16 +195,10 @@ func compileConstInList(x *nodes.InList, ec *ExecContext) (evaluator, bool, erro
 		}
 	}
 	if len(e.strs) >= hashedInList {
-		e.strSet = make(map[string]struct{}, len(e.strs))
-		for _, s := range e.strs {
-			e.strSet[s] = struct{}{}
-		}
+		e.strSet = setOf(e.strs)
 	}
 	if len(e.ints) >= hashedInList {
-		e.intSet = make(map[int64]struct{}, len(e.ints))
-		for _, v := range e.ints {
-			e.intSet[v] = struct{}{}
-		}
+		e.intSet = setOf(e.ints)
 	}
 	arg, err := compileExpr(x.Arg, ec)
 	if err != nil {
@@ -234,7 +229,7 @@ func (e *constInList) eval(b arrow.RecordBatch) (arrow.Array, error) {
 	case *array.String:
 		e.findStrings(a, found)
 	case *array.Int64, *array.Timestamp:
-		e.findInts(valuesOf[int64](a), found)
+		findInts(e, valuesOf[int64](a), found)
 	case *array.Int32, *array.Date32:
 		findInts(e, valuesOf[int32](a), found)
 	case *array.Int16:
@@ -243,57 +238,62 @@ func (e *constInList) eval(b arrow.RecordBatch) (arrow.Array, error) {
 	return e.result(found, arr), nil
 }
 
+// findStrings sets found for the rows of a in the list. The way to look
+// is chosen once per batch, each with a loop of its own.
 func (e *constInList) findStrings(a *array.String, found []byte) {
-	for i := 0; i < a.Len(); i++ {
-		s := a.Value(i)
-		hit := false
-		switch {
-		case e.strSet != nil:
+	mark := func(i int) { found[i>>3] |= 1 << (i & 7) }
+	n := a.Len()
+	switch {
+	case e.strSet != nil:
+		for i := 0; i < n; i++ {
+			v := a.Value(i)
 			if e.bpchar {
-				s = trimBlanks(s)
+				v = trimBlanks(v)
 			}
-			_, hit = e.strSet[s]
-		case e.bpchar:
-			for _, k := range e.strs {
-				if bpcharEquals(s, k) {
-					hit = true
-					break
-				}
-			}
-		default:
-			for _, k := range e.strs {
-				if s == k {
-					hit = true
-					break
-				}
+			if _, ok := e.strSet[v]; ok {
+				mark(i)
 			}
 		}
-		if hit {
+	case e.bpchar:
+		for i := 0; i < n; i++ {
+			v := a.Value(i)
+			if slices.ContainsFunc(e.strs, func(k string) bool { return bpcharEquals(v, k) }) {
+				mark(i)
+			}
+		}
+	default:
+		for i := 0; i < n; i++ {
+			if slices.Contains(e.strs, a.Value(i)) {
+				mark(i)
+			}
+		}
+	}
+}
+
+// findInts sets found for the rows of vals in the list.
+func findInts[T int16 | int32 | int64](e *constInList, vals []T, found []byte) {
+	if e.intSet != nil {
+		for i, v := range vals {
+			if _, ok := e.intSet[int64(v)]; ok {
+				found[i>>3] |= 1 << (i & 7)
+			}
+		}
+		return
+	}
+	for i, v := range vals {
+		if slices.Contains(e.ints, int64(v)) {
 			found[i>>3] |= 1 << (i & 7)
 		}
 	}
 }
 
-func (e *constInList) findInts(vals []int64, found []byte) { findInts(e, vals, found) }
-
-func findInts[T int16 | int32 | int64](e *constInList, vals []T, found []byte) {
-	for i, v := range vals {
-		x := int64(v)
-		hit := false
-		if e.intSet != nil {
-			_, hit = e.intSet[x]
-		} else {
-			for _, k := range e.ints {
-				if x == k {
-					hit = true
-					break
-				}
-			}
-		}
-		if hit {
-			found[i>>3] |= 1 << (i & 7)
-		}
+// setOf is the set of vs.
+func setOf[K comparable](vs []K) map[K]struct{} {
+	set := make(map[K]struct{}, len(vs))
+	for _, v := range vs {
+		set[v] = struct{}{}
 	}
+	return set
 }
 
 // result turns the rows found in the list into IN's (or NOT IN's) value.

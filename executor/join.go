@@ -172,11 +172,6 @@ func newBitmap(n int) bitmap    { return make(bitmap, (n+63)/64) }
 func (m bitmap) set(i int32)    { m[i>>6] |= 1 << (uint(i) & 63) }
 func (m bitmap) has(i int) bool { return m[i>>6]&(1<<(uint(i)&63)) != 0 }
 func (m bitmap) bytes() int64   { return int64(len(m)) * 8 }
-func (m bitmap) setAll(idx []int32) {
-	for _, i := range idx {
-		m.set(i)
-	}
-}
 
 // setNew adds idx to m and returns how many of them were not in it.
 func (m bitmap) setNew(idx []int32) int {
