@@ -66,6 +66,16 @@
 // parallel workers and async fetchers, so it always runs on its host's
 // goroutine.
 //
+// # Runtime filters
+//
+// A Hash Join with a RuntimeFilter publishes a Bloom filter of its build
+// keys in a slot of its participant's ExecContext once the build is
+// complete; the Seq Scans on its outer side with that filter's ID read
+// the slot per batch and drop the rows that cannot match, passing every
+// row while the slot is empty (runtime_filter.go). The nodes between
+// them recompute on every Open, so a join that builds again (a rerun
+// SubPlan) publishes a filter its scans' new rows are checked against.
+//
 // # Batch ownership
 //
 // Next transfers ownership of the returned batch to the caller, who must

@@ -127,6 +127,10 @@ type hashJoin struct {
 	par         *sharedHash
 	tableShared bool  // j.table is par's: never released here
 	sharedPeak  int64 // the shared table's memory, for EXPLAIN
+
+	// rf publishes the build keys to the outer side's scans
+	// (runtime_filter.go); nil without a RuntimeFilter.
+	rf *joinFilter
 }
 
 func (*hashJoin) ownsQual() {}
@@ -138,7 +142,7 @@ func newHashJoin(p *nodes.HashJoin, ec *ExecContext) (Operator, error) {
 	j := &hashJoin{plan: p, ec: ec}
 	for i := range p.OuterKeys {
 		ot, it := p.OuterKeys[i].Type(), p.InnerKeys[i].Type()
-		if !hashJoinable(ot) || keyFamily(ot) != keyFamily(it) {
+		if !hashJoinable(ot) || types.HashFamily(ot) != types.HashFamily(it) {
 			return nil, pgerr.Internal("executor: cannot hash join %s with %s", ot, it)
 		}
 		j.forms = append(j.forms, keyFormOf(ot))
@@ -154,6 +158,9 @@ func newHashJoin(p *nodes.HashJoin, ec *ExecContext) (Operator, error) {
 	}
 	if j.innerKeys, err = compileExprs(p.InnerKeys, ec); err != nil {
 		return nil, err
+	}
+	if p.RuntimeFilter != nil && !p.Parallel {
+		j.rf = newJoinFilter(j)
 	}
 	if p.JoinFilter != nil {
 		if j.filter, err = compileExpr(p.JoinFilter, ec); err != nil {
@@ -195,23 +202,6 @@ func hashJoinable(t types.T) bool {
 	return false
 }
 
-// keyFamily groups the types whose normalized keys compare as values of
-// one type (the planner gives both sides of a clause one type; integer
-// widths may still differ).
-func keyFamily(t types.T) types.ID {
-	switch t.ID {
-	case types.Int2, types.Int4:
-		return types.Int8
-	case types.Float4:
-		return types.Float8
-	case types.Varchar, types.Name, types.Unknown:
-		return types.Text
-	case types.TimestampTZ:
-		return types.Timestamp
-	}
-	return t.ID
-}
-
 // plannedBuckets sizes the bucket array from the planner's estimate of
 // the build rows, as ExecChooseHashTableSize does for one batch: a power
 // of two of at least 1024, and no more than the pointers hash_mem holds.
@@ -228,6 +218,9 @@ func plannedBuckets(rows float64, hashMem int64) int {
 }
 
 func (j *hashJoin) Open(ctx context.Context) error {
+	if j.rf != nil {
+		j.rf.begin() // a filter of an earlier run must not reach the scans
+	}
 	j.state = hjStart
 	j.mem = reservation{pool: j.ec.Memory}
 	return nil
@@ -375,7 +368,10 @@ func (j *hashJoin) start(ctx context.Context) error {
 		return j.startShared(ctx)
 	}
 	typ := j.plan.Type
-	if !fillInner(typ) && j.plan.PassKeys == nil && (fillOuter(typ) || j.plan.Outer.Base().StartupCost < j.plan.Inner.TotalCost) {
+	if j.rf != nil {
+		j.rf.begin()
+	}
+	if !fillInner(typ) && j.plan.PassKeys == nil && j.prefetchFiltered() && (fillOuter(typ) || j.plan.Outer.Base().StartupCost < j.plan.Inner.TotalCost) {
 		b, err := j.outerNext(ctx)
 		if err == io.EOF {
 			j.state = hjDone
@@ -410,6 +406,14 @@ func (j *hashJoin) start(ctx context.Context) error {
 		return nil
 	}
 	j.probeSrc = j.outerNext
+	if j.rf != nil {
+		j.rf.publish()
+		if j.prefetched != nil {
+			if j.prefetched, err = j.rf.filterEarly(j.prefetched); err != nil {
+				return err
+			}
+		}
+	}
 	if j.plan.PassKeys != nil {
 		if err := j.passKeys(split); err != nil {
 			return err
@@ -421,6 +425,18 @@ func (j *hashJoin) start(ctx context.Context) error {
 	}
 	j.afterBuild()
 	return nil
+}
+
+// prefetchFiltered reports whether reading an outer batch before the
+// build keeps the runtime filter useful: it does when the outer side is
+// the filtered scan itself (one batch goes unfiltered), not when an
+// aggregate or join on the way would read all its input unfiltered.
+func (j *hashJoin) prefetchFiltered() bool {
+	if j.rf == nil {
+		return true
+	}
+	_, scan := j.plan.Outer.(*nodes.SeqScan)
+	return scan
 }
 
 // afterBuild starts probing the table just built, unless it is empty and
@@ -763,6 +779,12 @@ func (j *hashJoin) build(ctx context.Context, next func(context.Context) (arrow.
 		}
 		if err != nil {
 			return false, err
+		}
+		if level == 0 && j.rf != nil {
+			if err := j.rf.add(b); err != nil {
+				b.Release()
+				return false, err
+			}
 		}
 		if split {
 			err = j.writeBuild(&scratch, b, level)

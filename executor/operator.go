@@ -80,6 +80,10 @@ type ExecContext struct {
 	// (init_plan.go), shared with its parallel participants.
 	params *paramValues
 
+	// filters are the participant's runtime filter slots
+	// (runtime_filter.go); not shared with other participants.
+	filters *runtimeFilters
+
 	// consts are the constant evaluators of the statement, whose cached
 	// arrays Release frees.
 	consts []*constEval
@@ -168,6 +172,9 @@ func Build(p nodes.Plan, ec *ExecContext) (Operator, error) {
 	}
 	if ec.params == nil {
 		ec.params = &paramValues{}
+	}
+	if ec.filters == nil {
+		ec.filters = &runtimeFilters{}
 	}
 	ec.cteRegistry() // before any copy of ec is made (SubPlans)
 	mark := len(ec.subPlans)

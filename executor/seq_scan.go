@@ -32,6 +32,10 @@ type seqScan struct {
 	shared  *parallelScan // set for a Parallel Seq Scan under a Gather
 	qual    *qual
 	system  bool // the scan reads system columns (UPDATE, DELETE)
+
+	filters  []*scanFilter // runtime filters, applied before qual
+	filtered *int64        // rows they removed (nil without ANALYZE)
+	sel      []int32
 }
 
 var _ qualOwner = (*seqScan)(nil)
@@ -46,6 +50,12 @@ func newSeqScan(p *nodes.SeqScan, ec *ExecContext) (*seqScan, error) {
 		return nil, err
 	}
 	sc := &seqScan{plan: p, ec: ec, schema: schemaOf(fields), qual: q}
+	if sc.filters, err = newScanFilters(p.RuntimeFilters, ec); err != nil {
+		return nil, err
+	}
+	if ec.Stats != nil && len(sc.filters) > 0 {
+		sc.filtered = &ec.Stats.Node(p.ID).RowsRemovedByRuntimeFilter
+	}
 	sc.system = slices.ContainsFunc(p.Columns, func(c int) bool { return c < 0 })
 	if sc.system && p.Parallel {
 		return nil, pgerr.Internal("executor: a Parallel Seq Scan cannot read system columns")
@@ -56,6 +66,9 @@ func newSeqScan(p *nodes.SeqScan, ec *ExecContext) (*seqScan, error) {
 func (s *seqScan) ownsQual() {}
 
 func (s *seqScan) Open(ctx context.Context) error {
+	for _, f := range s.filters {
+		f.reset()
+	}
 	if s.plan.Parallel && s.ec.parallel != nil {
 		s.shared = s.ec.parallel.scan(s.plan.ID, func() []arrow.RecordBatch { return s.ec.tableBatches(s.plan.Table) }, s.ec.BatchSize)
 		return nil
@@ -66,7 +79,21 @@ func (s *seqScan) Open(ctx context.Context) error {
 }
 
 func (s *seqScan) Next(ctx context.Context) (arrow.RecordBatch, error) {
-	return s.qual.next(func() (arrow.RecordBatch, error) { return s.nextStored(ctx) })
+	return s.qual.next(func() (arrow.RecordBatch, error) { return s.nextFiltered(ctx) })
+}
+
+// nextFiltered is the next stored batch with rows left after the
+// runtime filters.
+func (s *seqScan) nextFiltered(ctx context.Context) (arrow.RecordBatch, error) {
+	for {
+		b, err := s.nextStored(ctx)
+		if err != nil || len(s.filters) == 0 {
+			return b, err
+		}
+		if b, err = applyRuntimeFilters(s.filters, b, &s.sel, s.filtered); err != nil || b != nil {
+			return b, err
+		}
+	}
 }
 
 // nextStored returns the next stored batch, restricted to the plan's columns.

@@ -82,6 +82,9 @@ var settingDefs = map[string]settingDef{
 	// pgfed.pass_join_keys: a hash join with a small local build side
 	// sends its keys to the foreign scan it probes (planner/key_passing.go).
 	"pgfed.pass_join_keys": {kind: boolSetting, def: "on"},
+	// pgfed.runtime_filters: hash joins filter their probe side's scans
+	// by their build keys (planner/runtime_filter.go).
+	"pgfed.runtime_filters": {kind: boolSetting, def: "on"},
 	// pgfed.two_phase_commit commits a transaction that wrote on several
 	// remote servers atomically (remote/twophase.go).
 	"pgfed.two_phase_commit": {kind: boolSetting, def: "off"},

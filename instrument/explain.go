@@ -271,6 +271,9 @@ func (e *explainer) node(p nodes.Plan, relationship string, member int) {
 		if e.o.Verbose {
 			w.textProp("Remote SQL", x.RemoteSQL)
 		}
+	case *nodes.SeqScan:
+		e.runtimeFilters(x, ns) // applied first
+		e.scanFilter(p, ns)
 	default:
 		e.scanFilter(p, ns)
 	}
@@ -681,6 +684,31 @@ func qualifyColumns(e nodes.Expr, alias string) nodes.Expr {
 		q.Name, q.Raw = nodes.QuoteIdent(alias)+"."+nodes.QuoteIdent(c.Name), true
 		return &q
 	})
+}
+
+// runtimeFilters writes the hash joins' key filters a Seq Scan applies
+// and, with ANALYZE, the rows they removed.
+func (e *explainer) runtimeFilters(s *nodes.SeqScan, ns *NodeStats) {
+	if len(s.RuntimeFilters) == 0 {
+		return
+	}
+	alias, _ := scanAlias(s)
+	key := func(k nodes.Expr) string {
+		if e.o.Verbose {
+			k = qualifyColumns(k, alias)
+		}
+		return k.String()
+	}
+	conds := make([]string, len(s.RuntimeFilters))
+	for i, rf := range s.RuntimeFilters {
+		conds[i] = rf.Cond(key)
+	}
+	e.w.textProp("Runtime Filter", strings.Join(conds, " AND "))
+	var n int64
+	if ns != nil {
+		n = ns.RowsRemovedByRuntimeFilter
+	}
+	e.count("Rows Removed by Runtime Filter", n, ns)
 }
 
 func (e *explainer) filter(b *nodes.PlanBase, ns *NodeStats) {

@@ -14,6 +14,9 @@ type NodeStats struct {
 	AsyncRows int64
 	// RowsRemovedByFilter counts rows the node's Filter rejected.
 	RowsRemovedByFilter int64
+	// RowsRemovedByRuntimeFilter counts rows a scan's runtime filters
+	// (hash joins' build keys) rejected.
+	RowsRemovedByRuntimeFilter int64
 	// RowsRemovedByJoinFilter counts the pairs a join's JoinFilter
 	// rejected (PostgreSQL's nfiltered1 of a join).
 	RowsRemovedByJoinFilter int64
@@ -76,6 +79,7 @@ func (n *NodeStats) MergeWorker(number int, w *NodeStats) {
 	n.Batches += w.Batches
 	n.AsyncRows += w.AsyncRows
 	n.RowsRemovedByFilter += w.RowsRemovedByFilter
+	n.RowsRemovedByRuntimeFilter += w.RowsRemovedByRuntimeFilter
 	n.RowsRemovedByJoinFilter += w.RowsRemovedByJoinFilter
 	if w.Hash != nil {
 		if n.Hash == nil {

@@ -101,6 +101,10 @@ type HashJoin struct {
 	// PassKeys.Key to the foreign scan on the outer side once the table
 	// is built, before the outer side starts (key_passing.go).
 	PassKeys *PassKeys
+	// RuntimeFilter, when set, publishes a filter of the build side's
+	// keys to Seq Scans on the outer side once the table is built
+	// (runtime_filter.go).
+	RuntimeFilter *RuntimeFilterSource
 }
 
 // PassKeys is a hash join's key passing: the build side's distinct

@@ -81,6 +81,9 @@ type SeqScan struct {
 	// by the participants share the table out, each returning a disjoint
 	// part of it ("Parallel Seq Scan").
 	Parallel bool
+	// RuntimeFilters are the hash joins' build-side key filters the scan
+	// applies before its Filter (runtime_filter.go).
+	RuntimeFilters []*RuntimeFilter
 }
 
 func (*SeqScan) Children() []Plan { return nil }

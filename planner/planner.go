@@ -121,6 +121,7 @@ func (p *Planner) Plan(stmt *pg.Node) (*Query, error) {
 		q.Plan = pc.parallelize(q.Plan)
 		attachSubPlans(q.Plan)
 	}
+	pc.addRuntimeFilters(q.Plan)
 	q.NumNodes = nodes.Number(q.Plan)
 	return q, nil
 }

@@ -52,3 +52,20 @@ func Hash64(t T, d any) uint64 {
 	}
 	return 0
 }
+
+// HashFamily groups the types whose hash join keys compare as values of
+// one type (the planner gives both sides of a join clause one type;
+// integer widths may still differ).
+func HashFamily(t T) ID {
+	switch t.ID {
+	case Int2, Int4:
+		return Int8
+	case Float4:
+		return Float8
+	case Varchar, Name, Unknown:
+		return Text
+	case TimestampTZ:
+		return Timestamp
+	}
+	return t.ID
+}
