@@ -33,8 +33,9 @@ func clampProbability(p float64) float64 { return math.Min(1, math.Max(0, p)) }
 
 // statColumn returns the column an operand reads, seeing through casts
 // that keep the value's order (between numeric types, between string
-// types), as PostgreSQL's examine_variable sees through binary-coercible
-// ones.
+// types, date to timestamp), as PostgreSQL's examine_variable sees
+// through binary-coercible ones and its cross-type date and timestamp
+// operators compare the column itself.
 func statColumn(e nodes.Expr) (*nodes.ColumnRef, bool) {
 	for {
 		switch x := e.(type) {
@@ -42,7 +43,8 @@ func statColumn(e nodes.Expr) (*nodes.ColumnRef, bool) {
 			return x, true
 		case *nodes.Cast:
 			from, to := x.Arg.Type(), x.T
-			if !(from.IsNumeric() && to.IsNumeric()) && !(from.IsString() && to.IsString()) {
+			dateToTS := from.ID == types.Date && (to.ID == types.Timestamp || to.ID == types.TimestampTZ)
+			if !(from.IsNumeric() && to.IsNumeric()) && !(from.IsString() && to.IsString()) && !dateToTS {
 				return nil, false
 			}
 			e = x.Arg
@@ -93,16 +95,36 @@ func columnAndConst(x *nodes.OpExpr, cs colStats) (st *storage.ColumnStats, v st
 	if c, isCol := statColumn(x.Left); isCol {
 		if v, ok = statConst(x.Right); ok {
 			st = cs(c.Index)
-			return st, v, false, st != nil
+			return st, inColumnUnits(v, c.T, x.Right.Type()), false, st != nil
 		}
 	}
 	if c, isCol := statColumn(x.Right); isCol {
 		if v, ok = statConst(x.Left); ok {
 			st = cs(c.Index)
-			return st, v, true, st != nil
+			return st, inColumnUnits(v, c.T, x.Left.Type()), true, st != nil
 		}
 	}
 	return nil, v, false, false
+}
+
+// usecsPerDay converts between the statistics of dates (days) and of
+// timestamps (microseconds).
+const usecsPerDay = 86400e6
+
+// inColumnUnits is constant v of type constT in the units a column of
+// type colT keeps its statistics in: a timestamp compared with a date
+// column (date '1995-01-01' + interval '1 year') in days, a date compared
+// with a timestamp column in microseconds, as convert_timevalue_to_scalar
+// makes both comparable.
+func inColumnUnits(v storage.StatValue, colT, constT types.T) storage.StatValue {
+	isTS := func(t types.T) bool { return t.ID == types.Timestamp || t.ID == types.TimestampTZ }
+	switch {
+	case colT.ID == types.Date && isTS(constT):
+		v.Num /= usecsPerDay
+	case isTS(colT) && constT.ID == types.Date:
+		v.Num *= usecsPerDay
+	}
+	return v
 }
 
 // columnOperand returns the statistics of an operator's column operand

@@ -120,3 +120,40 @@ func TestJoinSelectivity(t *testing.T) {
 		t.Errorf("eqjoinsel_semi small in big %v, want %v", got, want)
 	}
 }
+
+// TestDateTimestampSelectivity checks that a timestamp constant against
+// a date column's statistics (days), and a date against a timestamp
+// column's (microseconds), are compared in the column's units: TPC-H's
+// o_orderdate < date '1993-07-01' + interval '3 month'.
+func TestDateTimestampSelectivity(t *testing.T) {
+	days := uniformStats() // dates 0..999 days after 1970-01-01
+	dateCol := &nodes.ColumnRef{Index: 0, T: types.DateT}
+	ts := &nodes.Const{Value: int64(250 * usecsPerDay), T: types.TimestampT}
+	lt := &nodes.OpExpr{Op: "<", Left: dateCol, Right: ts, T: types.BoolT}
+	if got := selectivityWith(lt, func(int) *storage.ColumnStats { return days }); math.Abs(got-0.9*0.25) > 1e-9 {
+		t.Errorf("date < timestamp: selectivity %v, want %v", got, 0.9*0.25)
+	}
+	usecs := &storage.ColumnStats{NDistinct: 1000}
+	for i := 0; i <= 100; i++ {
+		usecs.Histogram = append(usecs.Histogram, num(float64(i*10)*usecsPerDay))
+	}
+	tsCol := &nodes.ColumnRef{Index: 0, T: types.TimestampT}
+	date := &nodes.Const{Value: int32(750), T: types.DateT}
+	ge := &nodes.OpExpr{Op: ">=", Left: tsCol, Right: date, T: types.BoolT}
+	if got := selectivityWith(ge, func(int) *storage.ColumnStats { return usecs }); math.Abs(got-0.25) > 1e-9 {
+		t.Errorf("timestamp >= date: selectivity %v, want 0.25", got)
+	}
+}
+
+// TestDateCastToTimestampSelectivity: the planner compares a date column
+// with a timestamp by casting the column, which the statistics see
+// through.
+func TestDateCastToTimestampSelectivity(t *testing.T) {
+	days := uniformStats()
+	cast := &nodes.Cast{Arg: &nodes.ColumnRef{Index: 0, T: types.DateT}, T: types.TimestampT}
+	ts := &nodes.Const{Value: int64(250 * usecsPerDay), T: types.TimestampT}
+	lt := &nodes.OpExpr{Op: "<", Left: cast, Right: ts, T: types.BoolT}
+	if got := selectivityWith(lt, func(int) *storage.ColumnStats { return days }); math.Abs(got-0.9*0.25) > 1e-9 {
+		t.Errorf("date::timestamp < timestamp: selectivity %v, want %v", got, 0.9*0.25)
+	}
+}
