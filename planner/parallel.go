@@ -45,9 +45,10 @@ type parallelParams struct {
 	setupCost   float64
 	tupleCost   float64
 	minScanKB   float64
-	debug       string // debug_parallel_query: off, on, regress
-	enableAppnd bool   // enable_parallel_append
-	enableHash  bool   // enable_parallel_hash
+	debug       string  // debug_parallel_query: off, on, regress
+	enableAppnd bool    // enable_parallel_append
+	enableHash  bool    // enable_parallel_hash
+	hashMem     float64 // work_mem x hash_mem_multiplier, in bytes
 }
 
 // maxGatherWorkers caps the workers of one Gather (Gather Merge numbers
@@ -65,6 +66,7 @@ func (pc *planCtx) parallelParams() parallelParams {
 		debug:       set.Get("debug_parallel_query"),
 		enableAppnd: set.Bool("enable_parallel_append"),
 		enableHash:  set.Bool("enable_parallel_hash"),
+		hashMem:     float64(set.Int("work_mem")) * 1024 * math.Max(1, set.Real("hash_mem_multiplier")),
 	}
 }
 
@@ -202,6 +204,9 @@ func partialScan(p nodes.Plan, pp parallelParams) (nodes.Plan, int) {
 	switch n := p.(type) {
 	case *nodes.HashJoin:
 		if u := unswappedJoin(n); u != nil {
+			if spillsShared(u.Inner.Child, pp) {
+				return nil, 0
+			}
 			n = u
 		}
 		return partialJoin(n, n.Outer, n.Inner, n.Type, pp)
@@ -285,6 +290,19 @@ func unswappedJoin(j *nodes.HashJoin) *nodes.HashJoin {
 		})
 	}
 	return u
+}
+
+// spillsShared reports whether a shared table of build's rows would
+// outgrow the participants' combined hash memory. A right semi or right
+// anti join hashes its small side; turned back into a semi or anti join
+// so that the participants can share its rows out, it would hash the big
+// side instead, and spill it, which the costs (PostgreSQL's, with no
+// right semi join to weigh against) do not show: TPC-H Q21 ran five
+// times slower so than serial, Q4 four times. Such a join stays serial.
+func spillsShared(build nodes.Plan, pp parallelParams) bool {
+	b := build.Base()
+	bytes := b.Rows * float64(b.Width+tupleOverhead)
+	return pp.hashMem > 0 && bytes > pp.hashMem*float64(pp.maxWorkers+1)
 }
 
 // partialJoin is the partial form of a join whose outer side has one:
