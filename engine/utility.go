@@ -32,6 +32,11 @@ func (s *Session) utility(ctx context.Context, stmt *pg.Node) (*commands.Result,
 		return commands.Truncate(ctx, env, x.TruncateStmt)
 	case *pg.Node_CopyStmt:
 		return commands.Copy(ctx, env, x.CopyStmt)
+	case *pg.Node_VacuumStmt:
+		if x.VacuumStmt.IsVacuumcmd && s.block != noBlock {
+			return nil, pgerr.New(pgerr.ActiveSQLTransaction, "VACUUM cannot run inside a transaction block")
+		}
+		return commands.Vacuum(env, x.VacuumStmt)
 	case *pg.Node_CreateForeignServerStmt:
 		return commands.CreateServer(env, x.CreateForeignServerStmt)
 	case *pg.Node_AlterForeignServerStmt:
