@@ -370,16 +370,25 @@ func (c *dateToTimestampEval) eval(b arrow.RecordBatch) (arrow.Array, error) {
 func takeStrings(a *array.String, sel []int32) arrow.Array {
 	offs := a.ValueOffsets()
 	size := 0
-	for _, i := range sel {
-		size += int(offs[i+1] - offs[i])
+	for j := 0; j < len(sel); {
+		k := runEnd(sel, j)
+		size += int(offs[sel[k-1]+1] - offs[sel[j]])
+		j = k
 	}
 	outOffs := make([]int32, len(sel)+1)
-	data := make([]byte, 0, size)
+	data := make([]byte, size)
 	src := a.ValueBytes()
 	base := offs[0]
-	for j, i := range sel {
-		data = append(data, src[offs[i]-base:offs[i+1]-base]...)
-		outOffs[j+1] = int32(len(data))
+	// A run of consecutive rows is one copy: a filter that keeps most
+	// rows copies a few long runs, not a value at a time.
+	for j := 0; j < len(sel); {
+		k := runEnd(sel, j)
+		first, at := offs[sel[j]], outOffs[j]
+		for r := j; r < k; r++ {
+			outOffs[r+1] = at + offs[sel[r]+1] - first
+		}
+		copy(data[at:], src[first-base:offs[sel[k-1]+1]-base])
+		j = k
 	}
 	var vb *memory.Buffer
 	nulls := 0
@@ -398,6 +407,16 @@ func takeStrings(a *array.String, sel []int32) arrow.Array {
 		memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(outOffs)), memory.NewBufferBytes(data)}, nil, nulls, 0)
 	defer d.Release()
 	return array.NewStringData(d)
+}
+
+// runEnd is the end (exclusive) of the run of consecutive rows of sel
+// that starts at j.
+func runEnd(sel []int32, j int) int {
+	k := j + 1
+	for k < len(sel) && sel[k] == sel[k-1]+1 {
+		k++
+	}
+	return k
 }
 
 // intConstCompare is an integer, date or timestamp compared with a

@@ -9,10 +9,12 @@ package executor
 import (
 	"fmt"
 	"math/rand"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/google/go-cmp/cmp"
 	"github.com/pgfed/pgfed/nodes"
 	"github.com/pgfed/pgfed/pgerr"
@@ -275,4 +277,44 @@ func TestTakeStrings(t *testing.T) {
 
 func arrowSlice(a arrow.Array, from int) arrow.Array {
 	return array.NewSlice(a, int64(from), int64(a.Len()))
+}
+
+// TestTakeStringsRuns checks takeStrings, which copies runs of
+// consecutive rows at once, against the values one at a time: runs, gaps,
+// NULLs, empty strings and an array sliced from a larger one.
+func TestTakeStringsRuns(t *testing.T) {
+	r := rand.New(rand.NewSource(3))
+	b := array.NewStringBuilder(memory.NewGoAllocator())
+	for i := range 500 {
+		switch {
+		case i%17 == 0:
+			b.AppendNull()
+		case i%5 == 0:
+			b.Append("")
+		default:
+			b.Append(strings.Repeat(string(rune('a'+i%26)), i%9+1))
+		}
+	}
+	whole := b.NewStringArray()
+	defer whole.Release()
+	sliced := array.NewSlice(whole, 37, 450).(*array.String)
+	defer sliced.Release()
+	for _, keep := range []float64{0, 0.1, 0.5, 0.9, 1} {
+		var sel []int32
+		for i := 0; i < sliced.Len(); i++ {
+			if r.Float64() < keep {
+				sel = append(sel, int32(i))
+			}
+		}
+		got := takeStrings(sliced, sel).(*array.String)
+		if got.Len() != len(sel) {
+			t.Fatalf("keep %v: %d rows, want %d", keep, got.Len(), len(sel))
+		}
+		for j, i := range sel {
+			if got.IsNull(j) != sliced.IsNull(int(i)) || got.Value(j) != sliced.Value(int(i)) {
+				t.Fatalf("keep %v: row %d is %q (null %v), want %q (null %v)", keep, j, got.Value(j), got.IsNull(j), sliced.Value(int(i)), sliced.IsNull(int(i)))
+			}
+		}
+		got.Release()
+	}
 }
