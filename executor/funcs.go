@@ -33,6 +33,9 @@ func compileFunc(x *nodes.FuncExpr, ec *ExecContext) (evaluator, error) {
 	case funcs.DisconnectAll:
 		fn = func([]any) (any, error) { return ec.Remote != nil && ec.Remote.DisconnectAll(), nil }
 	default:
+		if ev, ok, err := compileStringKernel(x, ec); ok || err != nil { // string_kernels.go
+			return ev, err
+		}
 		argTypes := make([]types.T, len(x.Args))
 		for i, a := range x.Args {
 			argTypes[i] = a.Type()
