@@ -18,7 +18,7 @@ type castEval struct {
 
 func compileCast(x *nodes.Cast, ec *ExecContext) (evaluator, error) {
 	from, to := x.Arg.Type(), x.T
-	if from == to {
+	if from == to || keepsText(from, to) {
 		return compileExpr(x.Arg, ec)
 	}
 	if from.ID == types.Unknown {
@@ -44,6 +44,15 @@ func compileCast(x *nodes.Cast, ec *ExecContext) (evaluator, error) {
 	return compileRowwise([]nodes.Expr{x.Arg}, to, true, ec, func(a []any) (any, error) {
 		return types.Cast(a[0], from, to, explicit)
 	})
+}
+
+// keepsText reports whether a cast from one string type to another
+// leaves every value as it is: text or varchar to text or to varchar
+// without a length (char(n) to text drops the padding; to varchar(n) the
+// length is checked).
+func keepsText(from, to types.T) bool {
+	plain := from.ID == types.Text || from.ID == types.Varchar
+	return plain && (to.ID == types.Text || to.ID == types.Varchar && to.Len < 0)
 }
 
 func width(t types.T) int {

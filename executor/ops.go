@@ -645,6 +645,9 @@ func compareLoop(l, r arrow.Array, cmp func(i int) int, want uint8) arrow.Array 
 
 // compileLike compiles LIKE / ILIKE (and their negations).
 func compileLike(x *nodes.OpExpr, ec *ExecContext) (evaluator, error) {
+	if ev, ok, err := compileLikeKernel(x, ec); ok || err != nil { // string_kernels.go
+		return ev, err
+	}
 	fold := strings.HasSuffix(x.Op, "*")
 	neg := strings.HasPrefix(x.Op, "!")
 	var cached string

@@ -1,8 +1,8 @@
 package executor
 
-// String kernels: functions over a text column evaluated a batch at a
-// time, with the results of funcs' row-at-a-time implementations (which
-// compileFunc uses for everything else).
+// String kernels: functions and operators over a text column evaluated a
+// batch at a time, with the results of the row-at-a-time implementations
+// (funcs' for functions, likeMatch for LIKE) used for everything else.
 //
 // substring(s, start [, count]) and substr with constant start and count:
 // TPC-H's substring(c_phone from 1 for 2), run over every row. Each value
@@ -12,6 +12,7 @@ package executor
 
 import (
 	"math"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -140,4 +141,105 @@ func copyValidity(a arrow.Array) ([]byte, int) {
 		}
 	}
 	return valid, a.NullN()
+}
+
+// LIKE and NOT LIKE with a constant pattern of literals and % only (no
+// _, no escape at its end) over a text column: the pattern is its
+// literal segments, found in order by byte search. Leftmost matches are
+// enough: any match of the segments in order can be moved to the
+// leftmost one without losing the ones after it. UTF-8 keeps a literal
+// from matching inside a character, so bytes give likeMatch's answers.
+type likeSegments struct {
+	arg      evaluator
+	segs     []string
+	anchorLo bool // the pattern does not start with %
+	anchorHi bool // nor end with it
+	neg      bool
+}
+
+// compileLikeKernel returns the kernel for x, or ok false.
+func compileLikeKernel(x *nodes.OpExpr, ec *ExecContext) (evaluator, bool, error) {
+	if strings.HasSuffix(x.Op, "*") || !plainText(x.Left.Type()) {
+		return nil, false, nil
+	}
+	c, isConst := x.Right.(*nodes.Const)
+	if !isConst {
+		return nil, false, nil
+	}
+	p, isText := c.Value.(string)
+	if !isText {
+		return nil, false, nil
+	}
+	toks, err := compileLikePattern(p)
+	if err != nil {
+		return nil, false, nil
+	}
+	k := &likeSegments{neg: strings.HasPrefix(x.Op, "!")}
+	var seg []rune
+	for _, t := range toks {
+		switch t.kind {
+		case 'l':
+			seg = append(seg, t.r)
+		case '%':
+			k.segs = append(k.segs, string(seg))
+			seg = seg[:0]
+		default:
+			return nil, false, nil
+		}
+	}
+	k.anchorLo = len(toks) == 0 || toks[0].kind != '%'
+	k.anchorHi = len(toks) == 0 || toks[len(toks)-1].kind != '%'
+	k.segs = append(k.segs, string(seg))
+	if k.arg, err = compileExpr(x.Left, ec); err != nil {
+		return nil, false, err
+	}
+	return k, true, nil
+}
+
+// match reports whether s matches the segments.
+func (k *likeSegments) match(s string) bool {
+	segs := k.segs
+	if len(segs) == 1 { // no %: equality
+		return s == segs[0]
+	}
+	pos := 0
+	if k.anchorLo {
+		if !strings.HasPrefix(s, segs[0]) {
+			return false
+		}
+		pos = len(segs[0])
+	}
+	last := len(segs) - 1
+	for _, seg := range segs[1:last] {
+		i := strings.Index(s[pos:], seg)
+		if i < 0 {
+			return false
+		}
+		pos += i + len(seg)
+	}
+	if k.anchorHi {
+		return len(s)-len(segs[last]) >= pos && strings.HasSuffix(s, segs[last])
+	}
+	return strings.Contains(s[pos:], segs[last])
+}
+
+func (k *likeSegments) eval(b arrow.RecordBatch) (arrow.Array, error) {
+	in, err := k.arg.eval(b)
+	if err != nil {
+		return nil, err
+	}
+	defer in.Release()
+	a, ok := in.(*array.String)
+	if !ok {
+		return nil, pgerr.Internal("executor: LIKE over %s", in.DataType())
+	}
+	n := a.Len()
+	bits := make([]byte, (n+7)/8)
+	for i := 0; i < n; i++ {
+		if a.IsValid(i) && k.match(a.Value(i)) != k.neg {
+			bits[i>>3] |= 1 << (i & 7)
+		}
+	}
+	valid, nulls := copyValidity(a)
+	return newBoolArray(bits, n, valid, nulls), nil
 }

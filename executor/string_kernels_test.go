@@ -1,6 +1,8 @@
 package executor
 
 import (
+	"math/rand"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -66,6 +68,117 @@ func TestSubstringKernelMatchesRowwise(t *testing.T) {
 				}
 			}
 			got.Release()
+		}
+	}
+}
+
+// TestLikeKernelMatchesLikeMatch compares the LIKE kernel with likeMatch
+// on random strings over a small alphabet (with a multi-byte letter) and
+// every pattern of literals and % the alphabet makes up to four tokens,
+// LIKE and NOT LIKE, and checks which patterns take the kernel.
+func TestLikeKernelMatchesLikeMatch(t *testing.T) {
+	alphabet := []string{"a", "b", "é", "%"}
+	var patterns []string
+	var grow func(p string, n int)
+	grow = func(p string, n int) {
+		patterns = append(patterns, p)
+		if n == 4 {
+			return
+		}
+		for _, c := range alphabet {
+			grow(p+c, n+1)
+		}
+	}
+	grow("", 0)
+	r := rand.New(rand.NewSource(9))
+	values := []any{nil, ""}
+	for range 300 {
+		var s strings.Builder
+		for range r.Intn(7) {
+			s.WriteString(alphabet[r.Intn(3)])
+		}
+		values = append(values, s.String())
+	}
+	b := array.NewStringBuilder(memory.NewGoAllocator())
+	for _, v := range values {
+		if v == nil {
+			b.AppendNull()
+		} else {
+			b.Append(v.(string))
+		}
+	}
+	arr := b.NewStringArray()
+	defer arr.Release()
+	batch := array.NewRecordBatch(schemaOf([]nodes.Field{field("s", types.TextT)}), []arrow.Array{arr}, int64(arr.Len()))
+	defer batch.Release()
+	for _, p := range patterns {
+		toks, _ := compileLikePattern(p)
+		for _, op := range []string{"~~", "!~~"} {
+			x := &nodes.OpExpr{Op: op, Left: col(0, types.TextT), Right: lit(p, types.TextT), T: types.BoolT}
+			ev, ok, err := compileLikeKernel(x, &ExecContext{})
+			if err != nil || !ok {
+				t.Fatalf("%q: no kernel (%v)", p, err)
+			}
+			got, err := ev.eval(batch)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res := got.(*array.Boolean)
+			for i, v := range values {
+				if v == nil {
+					if !res.IsNull(i) {
+						t.Errorf("%q %s NULL: not NULL", p, op)
+					}
+					continue
+				}
+				want, _ := likeMatch(v.(string), toks)
+				if op == "!~~" {
+					want = !want
+				}
+				if res.IsNull(i) || res.Value(i) != want {
+					t.Errorf("%q %s %q = %v, want %v", v, op, p, res.Value(i), want)
+				}
+			}
+			got.Release()
+		}
+	}
+	for _, p := range []string{"a_b", "ab\\"} {
+		x := &nodes.OpExpr{Op: "~~", Left: col(0, types.TextT), Right: lit(p, types.TextT), T: types.BoolT}
+		if _, ok, _ := compileLikeKernel(x, &ExecContext{}); ok {
+			t.Errorf("%q took the kernel", p)
+		}
+	}
+	ilike := &nodes.OpExpr{Op: "~~*", Left: col(0, types.TextT), Right: lit("a%", types.TextT), T: types.BoolT}
+	if _, ok, _ := compileLikeKernel(ilike, &ExecContext{}); ok {
+		t.Error("ILIKE took the kernel")
+	}
+}
+
+// TestTextCastsPassThrough checks that casts which keep every string as
+// it is compile to their argument, and the others do not.
+func TestTextCastsPassThrough(t *testing.T) {
+	varchar10 := types.T{ID: types.Varchar, Len: 10}
+	for _, tc := range []struct {
+		from, to types.T
+		same     bool
+	}{
+		{varchar10, types.TextT, true},
+		{types.TextT, types.VarcharT, true},
+		{types.VarcharT, types.TextT, true},
+		{types.TextT, varchar10, false},
+		{types.BpcharT, types.TextT, false},
+	} {
+		arg := col(0, tc.from)
+		ev, err := compileCast(&nodes.Cast{Arg: arg, T: tc.to}, &ExecContext{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c, ok := ev.(*checkedEval); ok {
+			ev = c.ev
+		}
+		_, same := ev.(*columnEval)
+		if same != tc.same {
+			t.Errorf("%s to %s: passes through %v, want %v", tc.from, tc.to, same, tc.same)
 		}
 	}
 }
