@@ -159,7 +159,7 @@ func newHashJoin(p *nodes.HashJoin, ec *ExecContext) (Operator, error) {
 	if j.innerKeys, err = compileExprs(p.InnerKeys, ec); err != nil {
 		return nil, err
 	}
-	if p.RuntimeFilter != nil && !p.Parallel {
+	if p.RuntimeFilter != nil {
 		j.rf = newJoinFilter(j)
 	}
 	if p.JoinFilter != nil {

@@ -273,6 +273,9 @@ func (j *hashJoin) startShared(ctx context.Context) error {
 		j.table, j.tableShared = sh.table, true
 		j.buckets = max(j.buckets, sh.buckets)
 		j.state = hjProbe
+		if err := j.publishShared(); err != nil {
+			return err
+		}
 	}
 	j.recordHash()
 	if j.plan.NullAware && j.innerNull {
@@ -283,6 +286,23 @@ func (j *hashJoin) startShared(ctx context.Context) error {
 	if sh.fanout == 0 {
 		j.afterBuild()
 	}
+	return nil
+}
+
+// publishShared publishes this participant's runtime filter of the
+// shared table, which holds every build row (each participant hashes
+// them for its own scans); a spilled build publishes none.
+func (j *hashJoin) publishShared() error {
+	if j.rf == nil {
+		return nil
+	}
+	j.rf.begin()
+	if b := j.table.batch; b != nil {
+		if err := j.rf.add(b); err != nil {
+			return err
+		}
+	}
+	j.rf.publish()
 	return nil
 }
 

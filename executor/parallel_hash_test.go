@@ -507,3 +507,42 @@ func TestParallelHashNested(t *testing.T) {
 		})
 	}
 }
+
+// TestParallelHashRuntimeFilter runs Parallel Hash inner and semi joins
+// whose outer Parallel Seq Scan has the join's runtime filter: each
+// participant makes its filter from the whole shared table, so the rows
+// are the reference join's and the scans drop most outer rows; a build
+// that spilled publishes no filter.
+func TestParallelHashRuntimeFilter(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	mem := memory.NewGoAllocator()
+	r := rand.New(rand.NewSource(11))
+	outerRows, innerRows := phRows(r, 3000, 1500), phRows(r, 200, 150)
+	outer, inner := phTable(mem, "o", outerRows, 500), phTable(mem, "i", innerRows, 50)
+	for _, cfg := range phConfigs {
+		for _, c := range []phCase{{typ: nodes.JoinInner}, {typ: nodes.JoinSemi}, {typ: nodes.JoinInner, filter: true}} {
+			t.Run(fmt.Sprintf("%s/%s", cfg.name, c), func(t *testing.T) {
+				os, is := phScans(outer, inner, true)
+				os.RuntimeFilters = []*nodes.RuntimeFilter{{ID: 1, Keys: []nodes.Expr{col(0, types.Int8T)}, BuildKeys: []nodes.Expr{col(0, types.Int8T)}}}
+				g, hj := phJoin(c, os, is, true, cfg.workers, cfg.leader)
+				hj.RuntimeFilter = &nodes.RuntimeFilterSource{ID: 1, Keys: []int{0}}
+				stats := instrument.NewStats(nodes.Number(g), false)
+				dir := t.TempDir()
+				op, err := Build(g, cfg.context(stats, dir))
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, err := drainChecked(t, op, 256)
+				if err != nil {
+					t.Fatal(err)
+				}
+				sameRows(t, "rows", got, phRef(c, outerRows, innerRows))
+				removed := stats.Node(os.ID).RowsRemovedByRuntimeFilter
+				spills := cfg.debugSpill || cfg.workMem > 0
+				if !spills && removed < 2000 {
+					t.Errorf("the runtime filter removed %d of 3000 outer rows (keys 10 times the inner's)", removed)
+				}
+			})
+		}
+	}
+}

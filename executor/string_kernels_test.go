@@ -5,9 +5,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/pgfed/pgfed/executor/exectest"
 	"github.com/pgfed/pgfed/funcs"
 	"github.com/pgfed/pgfed/nodes"
 	"github.com/pgfed/pgfed/types"
@@ -18,17 +18,7 @@ import (
 // starts and counts before, inside and past the values.
 func TestSubstringKernelMatchesRowwise(t *testing.T) {
 	values := []any{"hello world", "", nil, "héllo wörld", "日本語のテキスト", "ab", "a\u00e9\U0001F600z"}
-	b := array.NewStringBuilder(memory.NewGoAllocator())
-	for _, v := range values {
-		if v == nil {
-			b.AppendNull()
-		} else {
-			b.Append(v.(string))
-		}
-	}
-	arr := b.NewStringArray()
-	defer arr.Release()
-	batch := array.NewRecordBatch(schemaOf([]nodes.Field{field("s", types.TextT)}), []arrow.Array{arr}, int64(arr.Len()))
+	batch := exectest.NewBatch(memory.NewGoAllocator(), exectest.Strings("s", values...))
 	defer batch.Release()
 	impl := funcs.Lookup("substr")
 	for _, start := range []int64{-3, 0, 1, 2, 5, 11, 12, 40} {
@@ -99,17 +89,7 @@ func TestLikeKernelMatchesLikeMatch(t *testing.T) {
 		}
 		values = append(values, s.String())
 	}
-	b := array.NewStringBuilder(memory.NewGoAllocator())
-	for _, v := range values {
-		if v == nil {
-			b.AppendNull()
-		} else {
-			b.Append(v.(string))
-		}
-	}
-	arr := b.NewStringArray()
-	defer arr.Release()
-	batch := array.NewRecordBatch(schemaOf([]nodes.Field{field("s", types.TextT)}), []arrow.Array{arr}, int64(arr.Len()))
+	batch := exectest.NewBatch(memory.NewGoAllocator(), exectest.Strings("s", values...))
 	defer batch.Release()
 	for _, p := range patterns {
 		toks, _ := compileLikePattern(p)

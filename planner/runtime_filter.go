@@ -11,9 +11,10 @@ package planner
 //
 // When: pgfed.runtime_filters is on; the join is an inner, right, semi,
 // right semi or right anti join (the types that return no probe row
-// without a match) and not a Parallel Hash Join (each participant's
-// table would hold only its share of the keys); the estimated build side
-// has at most maxFilteredBuild rows; and the estimates say at most half
+// without a match); the estimated build side has at most
+// maxFilteredBuild rows (maxSharedFilteredBuild for a Parallel Hash
+// Join, where each participant hashes the whole shared table for its
+// filter once the build is done); and the estimates say at most half
 // of the probe rows have a match (a larger share when an aggregate or a
 // join lies between the scan and the join: see pays). The keys are followed down the probe side
 // through what keeps a row's key and drops no other row for the scan's
@@ -57,8 +58,15 @@ func filtersProbeSide(hj *nodes.HashJoin) bool {
 	default:
 		return false
 	}
-	return !hj.Parallel && !hj.NullAware && hj.RuntimeFilter == nil && hj.Inner.Rows <= maxFilteredBuild
+	if hj.Parallel && hj.Inner.RowsTotal > maxSharedFilteredBuild {
+		return false
+	}
+	return !hj.NullAware && hj.RuntimeFilter == nil && hj.Inner.Rows <= maxFilteredBuild
 }
+
+// maxSharedFilteredBuild bounds the rows of a Parallel Hash whose filter
+// each participant makes from the shared table (all of its rows).
+const maxSharedFilteredBuild = 1 << 20
 
 // placeRuntimeFilter gives hj a filter with the given ID when its keys
 // reach a Seq Scan that pays for it; the keys that reach one scan
