@@ -76,16 +76,27 @@ func intConstValue(e nodes.Expr) (int64, bool) {
 	return 0, false
 }
 
-func (s *substrEval) eval(b arrow.RecordBatch) (arrow.Array, error) {
-	in, err := s.arg.eval(b)
+// stringArg evaluates a kernel's text argument over b; the caller
+// releases it.
+func stringArg(ev evaluator, b arrow.RecordBatch, kernel string) (*array.String, error) {
+	in, err := ev.eval(b)
 	if err != nil {
 		return nil, err
 	}
-	defer in.Release()
 	a, ok := in.(*array.String)
 	if !ok {
-		return nil, pgerr.Internal("executor: substring of %s", in.DataType())
+		in.Release()
+		return nil, pgerr.Internal("executor: %s over %s", kernel, in.DataType())
 	}
+	return a, nil
+}
+
+func (s *substrEval) eval(b arrow.RecordBatch) (arrow.Array, error) {
+	a, err := stringArg(s.arg, b, "substring")
+	if err != nil {
+		return nil, err
+	}
+	defer a.Release()
 	n := a.Len()
 	offs := make([]int32, n+1)
 	data := make([]byte, 0, len(a.ValueBytes()))
@@ -224,15 +235,11 @@ func (k *likeSegments) match(s string) bool {
 }
 
 func (k *likeSegments) eval(b arrow.RecordBatch) (arrow.Array, error) {
-	in, err := k.arg.eval(b)
+	a, err := stringArg(k.arg, b, "LIKE")
 	if err != nil {
 		return nil, err
 	}
-	defer in.Release()
-	a, ok := in.(*array.String)
-	if !ok {
-		return nil, pgerr.Internal("executor: LIKE over %s", in.DataType())
-	}
+	defer a.Release()
 	n := a.Len()
 	bits := make([]byte, (n+7)/8)
 	for i := 0; i < n; i++ {
