@@ -97,6 +97,13 @@ type sharedHash struct {
 	innerNull bool
 	peak      int64
 	mem       reservation
+
+	// filter is the runtime filter of the table, made once (filterOnce)
+	// by the first participant to publish and published by each in its
+	// own slot; nil when overloaded.
+	filterOnce sync.Once
+	filter     *bloomFilter
+	filterErr  error
 }
 
 // sharedHash returns the shared build of the Parallel Hash Join id.
@@ -289,20 +296,32 @@ func (j *hashJoin) startShared(ctx context.Context) error {
 	return nil
 }
 
-// publishShared publishes this participant's runtime filter of the
-// shared table, which holds every build row (each participant hashes
-// them for its own scans); a spilled build publishes none.
+// publishShared publishes the runtime filter of the shared table, which
+// holds every build row, in this participant's slot: the first
+// participant to get here hashes the table, the others wait for it and
+// publish the same filter (read-only once made). A spilled build
+// publishes none.
 func (j *hashJoin) publishShared() error {
 	if j.rf == nil {
 		return nil
 	}
-	j.rf.begin()
-	if b := j.table.batch; b != nil {
-		if err := j.rf.add(b); err != nil {
-			return err
+	sh := j.par
+	sh.filterOnce.Do(func() {
+		j.rf.begin()
+		if b := j.table.batch; b != nil {
+			if sh.filterErr = j.rf.add(b); sh.filterErr != nil {
+				return
+			}
 		}
+		sh.filter = j.rf.finish()
+	})
+	if sh.filterErr != nil {
+		return sh.filterErr
 	}
-	j.rf.publish()
+	j.rf.begin()
+	if sh.filter != nil {
+		j.rf.slot.f.Store(sh.filter)
+	}
 	return nil
 }
 

@@ -194,16 +194,25 @@ func (jf *joinFilter) toBloom(keys float64) {
 
 // publish hands the filter to the scans, unless it is overloaded.
 func (jf *joinFilter) publish() {
+	if f := jf.finish(); f != nil {
+		jf.slot.f.Store(f)
+	}
+}
+
+// finish returns the filter of the build's keys, nil when overloaded.
+func (jf *joinFilter) finish() *bloomFilter {
 	if jf.bloom == nil {
 		jf.toBloom(float64(len(jf.hashes)))
 	}
-	if jf.added <= jf.bloom.capacity()*overloadFactor {
-		jf.slot.f.Store(jf.bloom)
-	}
+	f := jf.bloom
 	jf.bloom = nil
 	if cap(jf.hashes) > collectLimit/16 {
 		jf.hashes = nil // do not keep a large buffer between builds
 	}
+	if jf.added > f.capacity()*overloadFactor {
+		return nil
+	}
+	return f
 }
 
 // scanFilter is a scan's side of a runtime filter.

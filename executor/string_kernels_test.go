@@ -162,3 +162,39 @@ func TestTextCastsPassThrough(t *testing.T) {
 		}
 	}
 }
+
+// TestStringKernelsChosen checks that compiling LIKE and substring takes
+// the kernels (a kernel left unused would still give the right rows) and
+// that the patterns and bounds they do not cover keep the row-at-a-time
+// path.
+func TestStringKernelsChosen(t *testing.T) {
+	like := func(p string) nodes.Expr {
+		return &nodes.OpExpr{Op: "~~", Left: col(0, types.TextT), Right: lit(p, types.TextT), T: types.BoolT}
+	}
+	substr := func(args ...nodes.Expr) nodes.Expr {
+		return &nodes.FuncExpr{Name: "substring", Args: append([]nodes.Expr{col(0, types.TextT)}, args...), T: types.TextT}
+	}
+	for _, tc := range []struct {
+		e      nodes.Expr
+		kernel bool
+	}{
+		{like("%special%requests%"), true},
+		{like("a_c"), false},
+		{substr(lit(int64(1), types.Int4T), lit(int64(2), types.Int4T)), true},
+		{substr(lit(int64(1), types.Int4T), lit(int64(-1), types.Int4T)), false},
+		{substr(col(1, types.Int4T)), false},
+	} {
+		ev, err := compileExpr(tc.e, &ExecContext{noFold: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c, ok := ev.(*checkedEval); ok {
+			ev = c.ev
+		}
+		_, isLike := ev.(*likeSegments)
+		_, isSubstr := ev.(*substrEval)
+		if got := isLike || isSubstr; got != tc.kernel {
+			t.Errorf("%s: kernel %v (%T), want %v", tc.e, got, ev, tc.kernel)
+		}
+	}
+}
