@@ -101,6 +101,9 @@ func (c *exprCtx) transformNode(n *pg.Node) (nodes.Expr, error) {
 		}
 		return &nodes.BoolExpr{Op: nodes.Not, Args: args}, nil
 	case *pg.Node_NullTest:
+		if fields, ok := rowFields(x.NullTest.Arg); ok {
+			return c.rowNullTest(x.NullTest.Nulltesttype == pg.NullTestType_IS_NOT_NULL, fields)
+		}
 		arg, err := c.transform(x.NullTest.Arg)
 		if err != nil {
 			return nil, err
@@ -287,6 +290,9 @@ func opName(names []*pg.Node) string {
 }
 
 func (c *exprCtx) aExpr(a *pg.A_Expr) (nodes.Expr, error) {
+	if e, ok, err := c.rowForm(a); ok {
+		return e, err
+	}
 	op := opName(a.Name)
 	switch a.Kind {
 	case pg.A_Expr_Kind_AEXPR_OP:
@@ -379,23 +385,72 @@ func (c *exprCtx) aExpr(a *pg.A_Expr) (nodes.Expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		t, ok := operandType(l.Type(), r.Type())
-		if !ok {
-			return nil, opMissing("=", l, r)
-		}
-		args := make([]nodes.Expr, 2)
-		if args[0], err = coerce(l, t, types.CastImplicit); err != nil {
-			return nil, err
-		}
-		if args[1], err = coerce(r, t, types.CastImplicit); err != nil {
-			return nil, err
-		}
 		if a.Kind == pg.A_Expr_Kind_AEXPR_NULLIF {
+			t, args, err := distinctOperands(l, r)
+			if err != nil {
+				return nil, err
+			}
 			return &nodes.NullIfExpr{Left: args[0], Right: args[1], T: t}, nil
 		}
-		return &nodes.DistinctExpr{Left: args[0], Right: args[1], Not: a.Kind == pg.A_Expr_Kind_AEXPR_NOT_DISTINCT}, nil
+		return distinctExpr(l, r, a.Kind == pg.A_Expr_Kind_AEXPR_NOT_DISTINCT)
 	}
 	return nil, pgerr.NotSupported("operator " + op + " of this form")
+}
+
+// distinctOperands coerces the operands of IS DISTINCT FROM or NULLIF to
+// their common type, which they compare with =.
+func distinctOperands(l, r nodes.Expr) (types.T, []nodes.Expr, error) {
+	t, ok := operandType(l.Type(), r.Type())
+	if !ok {
+		return types.T{}, nil, opMissing("=", l, r)
+	}
+	args := make([]nodes.Expr, 2)
+	var err error
+	if args[0], err = coerce(l, t, types.CastImplicit); err != nil {
+		return types.T{}, nil, err
+	}
+	if args[1], err = coerce(r, t, types.CastImplicit); err != nil {
+		return types.T{}, nil, err
+	}
+	return t, args, nil
+}
+
+// distinctExpr is l IS [NOT] DISTINCT FROM r.
+func distinctExpr(l, r nodes.Expr, not bool) (nodes.Expr, error) {
+	_, args, err := distinctOperands(l, r)
+	if err != nil {
+		return nil, err
+	}
+	return &nodes.DistinctExpr{Left: args[0], Right: args[1], Not: not}, nil
+}
+
+// rowForm is the row constructor form of a, if it has one: both sides
+// rows in a comparison or IS DISTINCT FROM, a row before IN.
+func (c *exprCtx) rowForm(a *pg.A_Expr) (nodes.Expr, bool, error) {
+	lf, lrow := rowFields(a.Lexpr)
+	if !lrow {
+		return nil, false, nil
+	}
+	op := opName(a.Name)
+	switch a.Kind {
+	case pg.A_Expr_Kind_AEXPR_IN:
+		e, err := c.rowIn(op == "<>", lf, a.Rexpr.GetList().Items)
+		return e, true, err
+	case pg.A_Expr_Kind_AEXPR_OP, pg.A_Expr_Kind_AEXPR_DISTINCT, pg.A_Expr_Kind_AEXPR_NOT_DISTINCT:
+		rf, rrow := rowFields(a.Rexpr)
+		if !rrow {
+			return nil, false, nil
+		}
+		var e nodes.Expr
+		var err error
+		if a.Kind == pg.A_Expr_Kind_AEXPR_OP {
+			e, err = c.rowCompare(op, lf, rf)
+		} else {
+			e, err = c.rowDistinct(a.Kind == pg.A_Expr_Kind_AEXPR_NOT_DISTINCT, lf, rf)
+		}
+		return e, true, err
+	}
+	return nil, false, nil
 }
 
 // makeOp resolves a binary (or, with l nil, prefix) operator.
