@@ -24,6 +24,7 @@ import (
 	"encoding/binary"
 	"io"
 	"math"
+	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -61,6 +62,16 @@ type aggOp struct {
 	// gsets, when this aggregates one grouping set, is the Agg of all the
 	// sets, whose tables share work_mem (agg_grouping_sets.go).
 	gsets *groupingSetsAgg
+
+	// combine, when the aggregates combine from their results, is the
+	// Agg that combines flushed groups; flushed says groups were written
+	// out, combiner then returns the rows (agg_state_spill.go).
+	combine    *nodes.Agg
+	flushed    bool
+	flushTable *groupTable // hashes the flushed keys
+	combiner   *aggOp
+	combining  bool // this is a combiner
+	rowSpill   bool // this pass row-spills (chooseStateSpill)
 }
 
 // aggState is the per-group state of one aggregate. update folds nrows
@@ -113,6 +124,9 @@ func (a *aggOp) compile() error {
 	}
 	a.schema = schemaOf(fields)
 	a.useTable = groupTableFits(a.keyTypes())
+	if a.useTable {
+		a.combine = combinePlan(p)
+	}
 	return nil
 }
 
@@ -120,6 +134,7 @@ func (a *aggOp) Open(ctx context.Context) error {
 	a.resetGroups()
 	a.done = false
 	a.spill.reset(a.ec)
+	a.closeCombiner()
 	return a.child.Open(ctx)
 }
 
@@ -157,7 +172,17 @@ func (a *aggOp) Close() error {
 		a.out = nil
 	}
 	a.spill.reset(nil)
+	a.closeCombiner()
 	return a.child.Close()
+}
+
+// closeCombiner drops the combining Agg and its partitions.
+func (a *aggOp) closeCombiner() {
+	if a.combiner != nil {
+		a.combiner.Close()
+		a.combiner = nil
+	}
+	a.flushed, a.rowSpill = false, false
 }
 
 func (a *aggOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
@@ -166,7 +191,19 @@ func (a *aggOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
 			return nil, err
 		}
 		a.done = true
+		if a.flushed {
+			if err := a.startCombining(); err != nil {
+				return nil, err
+			}
+		}
 		a.explainSpill()
+	}
+	if a.combiner != nil {
+		b, err := a.combiner.Next(ctx)
+		if err != nil {
+			a.explainSpill()
+		}
+		return b, err
 	}
 	for a.out == nil || a.pos >= a.out.NumRows() {
 		more, err := a.nextPartition(ctx)
@@ -201,6 +238,11 @@ func (a *aggOp) consume(ctx context.Context, next func(context.Context) (arrow.R
 			return err
 		}
 	}
+	if a.flushed {
+		if err := a.flushGroups(); err != nil {
+			return err
+		}
+	}
 	if err := a.spill.endPass(); err != nil {
 		return err
 	}
@@ -215,6 +257,17 @@ func (a *aggOp) addBatch(b arrow.RecordBatch) error {
 		if groups, err = a.assignGroups(b); err != nil {
 			return err
 		}
+		if a.spill.full && a.statesSpillable() {
+			// Decided at the first refused row (none: every row had its
+			// group, and the row spill's path keeps them all).
+			first := slices.Index(groups, -1)
+			switch {
+			case a.flushed || first >= 0 && chooseStateSpill(groups, first):
+				return a.addBatchFlushing(b, groups)
+			case first >= 0:
+				a.rowSpill = true
+			}
+		}
 		if a.spill.full {
 			kept, groupsKept, err := a.spill.spillNewGroups(a, b, groups)
 			if err != nil || kept == nil {
@@ -224,6 +277,17 @@ func (a *aggOp) addBatch(b arrow.RecordBatch) error {
 			b, groups = kept, groupsKept
 		}
 	}
+	if err := a.updateStates(b, groups); err != nil {
+		return err
+	}
+	if a.plan.Strategy == nodes.AggHashed {
+		return a.spill.endBatch(a)
+	}
+	return nil
+}
+
+// updateStates folds the rows of b into their groups' states.
+func (a *aggOp) updateStates(b arrow.RecordBatch, groups []int32) error {
 	for i, st := range a.states {
 		if done, err := updateAggScaled(st, a.args[i], b, groups, a.ngroups, a.ec); done || err != nil {
 			if err != nil {
@@ -245,9 +309,6 @@ func (a *aggOp) addBatch(b arrow.RecordBatch) error {
 		if err != nil {
 			return err
 		}
-	}
-	if a.plan.Strategy == nodes.AggHashed {
-		return a.spill.endBatch(a)
 	}
 	return nil
 }

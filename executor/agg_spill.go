@@ -288,12 +288,18 @@ func (a *aggOp) nextPartition(ctx context.Context) (bool, error) {
 // explainSpill records the HashAggregate line of EXPLAIN ANALYZE.
 func (a *aggOp) explainSpill() {
 	s := &a.spill
-	if a.ec.Stats == nil || a.plan.Strategy != nodes.AggHashed || a.gsets != nil {
+	if a.ec.Stats == nil || a.plan.Strategy != nodes.AggHashed || a.gsets != nil || a.combining {
 		return
 	}
-	line := "Batches: " + itoa(s.batches) + "  Memory Usage: " + kB(s.mem.peak)
-	if s.disk > 0 {
-		line += "  Disk Usage: " + kB(s.disk)
+	batches, peak, disk := s.batches, s.mem.peak, s.disk
+	if c := a.combiner; c != nil {
+		batches += c.spill.batches - 1
+		peak = max(peak, c.spill.mem.peak)
+		disk += c.spill.disk
+	}
+	line := "Batches: " + itoa(batches) + "  Memory Usage: " + kB(peak)
+	if disk > 0 {
+		line += "  Disk Usage: " + kB(disk)
 	}
 	a.ec.Stats.Node(a.plan.ID).Extra = []string{line}
 }

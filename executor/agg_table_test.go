@@ -130,7 +130,7 @@ func runGrouping(t *testing.T, ts []types.T, rows [][]any, keys []int, debug, us
 		if err != nil {
 			break
 		}
-		usedTable = usedTable || agg.table != nil
+		usedTable = usedTable || agg.table != nil || agg.combiner != nil && agg.combiner.table != nil
 		for r := 0; r < int(b.NumRows()); r++ {
 			var cells []string
 			for c := 0; c < int(b.NumCols()); c++ {
