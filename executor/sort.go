@@ -30,6 +30,8 @@ type sortOp struct {
 	out   *sortedRows
 	merge *runMerger // set instead of out when the input spilled
 	mem   reservation
+	// topSteps counts a top-N sort's heap steps (one per input chunk).
+	topSteps int
 }
 
 type sortedRows struct {
@@ -277,8 +279,9 @@ func (s *sortOp) topN(ctx context.Context) error {
 		}
 	}
 	s.out = &sortedRows{}
+	chunk := topNChunkRows(bound, s.ec.BatchSize)
 	for {
-		b, err := s.child.Next(ctx)
+		b, err := nextChunk(ctx, s.child, chunk)
 		if err == io.EOF {
 			break
 		}
@@ -292,6 +295,7 @@ func (s *sortOp) topN(ctx context.Context) error {
 			release()
 			return err
 		}
+		s.topSteps++
 		h := &topHeap{cmp: entryComparator(keptKeys, keys, s.plan.Keys)}
 		if kept != nil {
 			for r := int32(0); r < int32(kept.NumRows()); r++ {
@@ -657,6 +661,49 @@ func cmpFloat[T float32 | float64](x, y T) int {
 		return 1
 	}
 	return -1
+}
+
+// topNChunkRows is how many input rows a top-N sort takes at a time:
+// each step rebuilds a heap of the rows kept so far (up to bound), so
+// steps over small batches (a foreign scan's fetches of 100 rows) would
+// cost bound per batch; steps of at least bound rows keep the work
+// linear in the input.
+func topNChunkRows(bound, batchSize int) int {
+	if batchSize <= 0 {
+		batchSize = DefaultBatchSize
+	}
+	return min(max(bound, batchSize), 1<<20)
+}
+
+// nextChunk reads batches from child until they hold at least rows rows
+// (or the input ends) and returns them as one batch; io.EOF once the
+// input is over.
+func nextChunk(ctx context.Context, child Operator, rows int) (arrow.RecordBatch, error) {
+	var parts []arrow.RecordBatch
+	defer func() { releaseBatches(parts) }()
+	n := 0
+	for n < rows {
+		b, err := child.Next(ctx)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		if b.NumRows() == 0 {
+			b.Release()
+			continue
+		}
+		if len(parts) == 0 && int(b.NumRows()) >= rows {
+			return b, nil
+		}
+		parts = append(parts, b)
+		n += int(b.NumRows())
+	}
+	if len(parts) == 0 {
+		return nil, io.EOF
+	}
+	return concatBatches(parts)
 }
 
 // concatBatches joins batches of one schema into one batch.

@@ -1,9 +1,16 @@
 package executor
 
 import (
+	"context"
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/pgfed/pgfed/executor/exectest"
+	"github.com/pgfed/pgfed/nodes"
+	"github.com/pgfed/pgfed/types"
 )
 
 // TestSelectBest checks quickselect against sorting, with duplicates,
@@ -58,5 +65,45 @@ func TestSelectBest(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestTopNOverSmallBatches: a top-N sort fed batches much smaller than
+// its bound (a foreign scan's fetches) takes them in chunks of at least
+// the bound, one heap step each, and keeps the best rows.
+func TestTopNOverSmallBatches(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 5))
+	const batches, perBatch, bound = 3000, 10, 500
+	var all []any
+	fake := exectest.New(nil, "c")
+	for range batches {
+		vals := make([]any, perBatch)
+		for i := range vals {
+			vals[i] = r.Int64N(100000)
+			all = append(all, vals[i])
+		}
+		fake.Steps = append(fake.Steps, exectest.Step{Batch: exectest.NewBatch(memory.NewGoAllocator(), exectest.Int64s("a", vals...))})
+	}
+	s := stub(field("a", types.Int8T))
+	ec := &ExecContext{BatchSize: 1000}
+	op := buildWithFakes(t, &nodes.Sort{Child: s, Keys: []nodes.SortKey{{Expr: col(0, types.Int8T)}}, Bound: bound}, ec, map[*nodes.Result]Operator{s: fake})
+	var got []int64
+	if err := Drain(context.Background(), op, func(b arrow.RecordBatch) error {
+		got = append(got, valuesOf[int64](b.Column(0))...)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	want := make([]int64, len(all))
+	for i, v := range all {
+		want[i] = v.(int64)
+	}
+	slices.Sort(want)
+	if !slices.Equal(got[:bound], want[:bound]) {
+		t.Fatalf("top %d differ: got %v..., want %v...", bound, got[:5], want[:5])
+	}
+	steps := op.(*sortOp).topSteps
+	if wantSteps := batches * perBatch / 1000; steps > wantSteps {
+		t.Fatalf("%d heap steps for %d rows in chunks of 1000, want at most %d", steps, batches*perBatch, wantSteps)
 	}
 }
