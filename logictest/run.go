@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -187,12 +188,31 @@ type reporter interface {
 	Helper()
 	Errorf(format string, args ...any)
 	Fatalf(format string, args ...any)
+	Logf(format string, args ...any)
 }
 
 // Run runs every record of the file at path that applies to eng, in order,
 // on db, and reports each mismatch with the record's file:line, its SQL and
 // expected versus actual results. It keeps going after a mismatch, since
 // later records usually still run (up to maxMismatches).
+// slowRecordLimit is PGFED_LOGIC_SLOW, a duration: records that take at
+// least as long are logged (with -v), to find what makes a file slow.
+func slowRecordLimit() time.Duration {
+	d, _ := time.ParseDuration(os.Getenv("PGFED_LOGIC_SLOW"))
+	return d
+}
+
+// timedExecute is execute, logging the record when it takes slow or
+// longer (slow > 0).
+func timedExecute(t reporter, slow time.Duration, db DB, eng Engine, r *Record) outcome {
+	start := time.Now()
+	o := execute(db, eng, r)
+	if took := time.Since(start); slow > 0 && took >= slow {
+		t.Logf("%s: slow record on %s (%v)", r.position(), eng.Name, took.Round(time.Millisecond))
+	}
+	return o
+}
+
 func Run(t *testing.T, path string, db DB, eng Engine) {
 	t.Helper()
 	runFile(t, path, db, eng)
@@ -210,6 +230,7 @@ func runFile(t reporter, path string, db DB, eng Engine) {
 		return
 	}
 	mismatches := 0
+	slow := slowRecordLimit()
 	for i := range records {
 		r := &records[i]
 		if r.Kind == Halt {
@@ -218,7 +239,8 @@ func runFile(t reporter, path string, db DB, eng Engine) {
 		if !r.RunsOn(eng.Name) {
 			continue
 		}
-		if problem := mismatch(r, execute(db, eng, r)); problem != "" {
+		got := timedExecute(t, slow, db, eng, r)
+		if problem := mismatch(r, got); problem != "" {
 			t.Errorf("%s: %s\nSQL:\n%s", r.position(), problem, indent(strings.Split(r.SQL, "\n")))
 			if mismatches++; mismatches == maxMismatches {
 				t.Errorf("%s: stopping after %d mismatches", path, maxMismatches)
@@ -253,6 +275,7 @@ func differential(t reporter, path string, a DB, aEng Engine, b DB, bEng Engine)
 		return
 	}
 	differences := 0
+	slow := slowRecordLimit()
 	for i := range records {
 		r := &records[i]
 		if r.Kind == Halt {
@@ -261,7 +284,7 @@ func differential(t reporter, path string, a DB, aEng Engine, b DB, bEng Engine)
 		if !r.RunsOn(aEng.Name) || !r.RunsOn(bEng.Name) {
 			continue
 		}
-		aOutcome, bOutcome := execute(a, aEng, r), execute(b, bEng, r)
+		aOutcome, bOutcome := timedExecute(t, slow, a, aEng, r), timedExecute(t, slow, b, bEng, r)
 		if difference := compareOutcomes(r, aEng.Name, aOutcome, bEng.Name, bOutcome); difference != "" {
 			t.Errorf("%s: %s and %s differ: %s\nSQL:\n%s", r.position(), aEng.Name, bEng.Name, difference,
 				indent(strings.Split(r.SQL, "\n")))

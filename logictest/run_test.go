@@ -91,6 +91,7 @@ func (r *recorder) Errorf(format string, args ...any) {
 	r.errors = append(r.errors, fmt.Sprintf(format, args...))
 }
 func (r *recorder) Fatalf(format string, args ...any) { r.fatal = fmt.Sprintf(format, args...) }
+func (r *recorder) Logf(string, ...any)               {}
 
 func writeFile(t *testing.T, content string) string {
 	t.Helper()
