@@ -142,7 +142,10 @@ func (f *foreignScan) Open(ctx context.Context) error {
 		return err
 	}
 	f.eof = false
-	sql, params := f.keyFilterSQL()
+	sql, params, err := f.keyFilterSQL()
+	if err != nil {
+		return err
+	}
 	f.cursor, err = conn.OpenCursorParams(ctx, sql, params)
 	if err != nil {
 		return err

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/pgfed/pgfed/pgerr"
 	"github.com/pgfed/pgfed/types"
 )
 
@@ -68,15 +69,36 @@ func keyArrayText(arr arrow.Array, t types.T) string {
 
 // keyFilterSQL is the query a Foreign Scan with a KeyFilter runs, and its
 // parameters: filtered by the keys its join passed, else unfiltered.
-func (f *foreignScan) keyFilterSQL() (string, [][]byte) {
+func (f *foreignScan) keyFilterSQL() (string, [][]byte, error) {
 	kf := f.plan.KeyFilter
 	if kf == nil {
-		return f.plan.RemoteSQL, nil
+		params, err := f.paramValues()
+		return f.plan.RemoteSQL, params, err
 	}
 	v, ok := f.ec.params.get(kf.Param)
 	s, isText := v.(string)
 	if !ok || !isText {
-		return kf.Unfiltered, nil
+		return kf.Unfiltered, nil, nil
 	}
-	return f.plan.RemoteSQL, [][]byte{[]byte(s)}
+	return f.plan.RemoteSQL, [][]byte{[]byte(s)}, nil
+}
+
+// paramValues is the text of the scan's Params ($1, $2 ...) as they are
+// now (nil for NULL), read each time the scan opens: a SubPlan or a
+// parameterized Nested Loop sets them before each run.
+func (f *foreignScan) paramValues() ([][]byte, error) {
+	if len(f.plan.Params) == 0 {
+		return nil, nil
+	}
+	out := make([][]byte, len(f.plan.Params))
+	for i, p := range f.plan.Params {
+		v, ok := f.ec.params.get(p.ID)
+		if !ok {
+			return nil, pgerr.Internal("executor: no value for parameter $%d of a foreign scan", p.ID)
+		}
+		if v != nil {
+			out[i] = []byte(types.Format(p.T, v))
+		}
+	}
+	return out, nil
 }

@@ -523,6 +523,10 @@ type ForeignScan struct {
 	// KeyFilter, set by a hash join passing its keys (HashJoin.PassKeys),
 	// makes RemoteSQL read only the rows whose key is among them.
 	KeyFilter *KeyFilter
+	// Params are RemoteSQL's $1, $2 ...: outer values (a correlated
+	// subquery's, a parameterized Nested Loop's, an InitPlan's) its WHERE
+	// reads, sent with the query each time the scan opens.
+	Params []*Param
 }
 
 // KeyFilter is a foreign scan's `key = ANY ($1::type[])`: RemoteSQL has

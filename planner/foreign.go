@@ -66,7 +66,7 @@ func (pc *planCtx) foreignScanFor(t *storage.Table, alias string, cols []int, fi
 	// Split the filter: shippable conjuncts go to the remote WHERE.
 	var local []nodes.Expr
 	for _, c := range conjuncts(filter) {
-		if pc.pushdown() && remote.Shippable(c) {
+		if pc.pushdown() && remote.ShippableWithParams(c) {
 			fs.RemoteConds = append(fs.RemoteConds, c)
 		} else {
 			local = append(local, c)
@@ -262,8 +262,42 @@ func (pc *planCtx) deparseScan(fs *nodes.ForeignScan) error {
 	if err != nil {
 		return err
 	}
-	fs.RemoteSQL = sqlText
-	return nil
+	var ids []int
+	fs.RemoteSQL, ids = remote.BindParams(sqlText)
+	fs.Params, err = paramsByID(sel, ids)
+	return err
+}
+
+// paramsByID is the Params with these IDs in the remote query, in the
+// IDs' order.
+func paramsByID(sel *remote.Select, ids []int) ([]*nodes.Param, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	byID := map[int]*nodes.Param{}
+	note := func(e nodes.Expr) {
+		if e == nil {
+			return
+		}
+		nodes.WalkExpr(e, func(x nodes.Expr) {
+			if p, ok := x.(*nodes.Param); ok {
+				byID[p.ID] = p
+			}
+		})
+	}
+	for _, e := range append(append([]nodes.Expr{sel.Limit}, sel.Where...), sel.GroupBy...) {
+		note(e)
+	}
+	for _, k := range sel.OrderBy {
+		note(k.Expr)
+	}
+	out := make([]*nodes.Param, len(ids))
+	for i, id := range ids {
+		if out[i] = byID[id]; out[i] == nil {
+			return nil, pgerr.Internal("planner: the remote query reads parameter $%d from outside its WHERE", id)
+		}
+	}
+	return out, nil
 }
 
 // pushSortLimit ships ORDER BY and LIMIT into a foreign scan that is the

@@ -90,6 +90,9 @@ func (ja *joinAnalysis) pushJoin(typ nodes.JoinType, outer, inner *planned, qual
 	if o == nil || i == nil || o.scan.Server != i.scan.Server || o.scan.MappingKey != i.scan.MappingKey {
 		return nil, false, nil
 	}
+	if len(o.scan.Params) > 0 || len(i.scan.Params) > 0 {
+		return nil, false, nil // a joined query has no parameters to bind
+	}
 	if typ != nodes.JoinInner && typ != nodes.JoinLeft && typ != nodes.JoinFull {
 		return nil, false, nil
 	}

@@ -58,7 +58,7 @@ func (ja *joinAnalysis) passKeys(hj *nodes.HashJoin) {
 		return
 	}
 	fs, ok := hj.Outer.(*nodes.ForeignScan)
-	if !ok || fs.Grouped || fs.Limit != nil || len(fs.OrderBy) > 0 || fs.ForUpdate || fs.Join != nil || fs.KeyFilter != nil {
+	if !ok || fs.Grouped || fs.Limit != nil || len(fs.OrderBy) > 0 || fs.ForUpdate || fs.Join != nil || fs.KeyFilter != nil || len(fs.Params) > 0 {
 		return
 	}
 	build := hj.Inner.Child.Base().Rows

@@ -39,12 +39,56 @@ import (
 // Unlike PostgreSQL 15's postgres_fdw, COALESCE, NULLIF, GREATEST and
 // LEAST are shipped (postgres_fdw keeps them, and IS [NOT] TRUE/FALSE,
 // local), so such quals show under "Remote SQL" rather than "Filter".
-func Shippable(e nodes.Expr) bool { return checkExpr(e) == nil }
+func Shippable(e nodes.Expr) bool { return checkNoParams(e) == nil }
+
+// ShippableWithParams is Shippable for a single foreign scan's WHERE,
+// which may also read Params (a correlated subquery's outer values, an
+// InitPlan's result, a parameterized Nested Loop's outer row): they are
+// sent as $1, $2 ... with the query each time the scan opens, as
+// postgres_fdw's parameterized paths do. The query deparsed from such
+// conditions must go through BindParams.
+func ShippableWithParams(e nodes.Expr) bool { return checkExpr(e) == nil }
+
+// checkNoParams is checkExpr refusing Params: the queries outside a
+// foreign scan's (joins', modifications') have no parameters to bind.
+func checkNoParams(e nodes.Expr) error {
+	if e == nil {
+		return checkExpr(e)
+	}
+	if hasParam(e) {
+		return notShippable("parameters here")
+	}
+	return checkExpr(e)
+}
 
 // ShippableAgg reports whether the aggregate call a can be computed by the
 // remote server: a built-in aggregate whose arguments, FILTER and ORDER BY
 // are shippable.
-func ShippableAgg(a *nodes.AggCall) bool { return checkAgg(a) == nil }
+func ShippableAgg(a *nodes.AggCall) bool { return !aggReadsParams(a) && checkAgg(a) == nil }
+
+// aggReadsParams reports whether an aggregate call reads a Param: only a
+// scan's WHERE binds them.
+func aggReadsParams(a *nodes.AggCall) bool {
+	exprs := append([]nodes.Expr{a.Filter}, a.Args...)
+	for _, k := range a.OrderBy {
+		exprs = append(exprs, k.Expr)
+	}
+	for _, e := range exprs {
+		if e != nil && hasParam(e) {
+			return true
+		}
+	}
+	return false
+}
+
+func hasParam(e nodes.Expr) bool {
+	found := false
+	nodes.WalkExpr(e, func(x nodes.Expr) {
+		_, p := x.(*nodes.Param)
+		found = found || p
+	})
+	return found
+}
 
 // Deparser prints expressions as remote SQL. Column references
 // (ColumnRef.Index) name the remote columns through Cols (already the
@@ -54,7 +98,7 @@ type Deparser struct{ Cols []string }
 // Expr prints e as remote SQL. It fails if e is not Shippable or refers
 // to a column outside Cols.
 func (d *Deparser) Expr(e nodes.Expr) (string, error) {
-	if err := checkExpr(e); err != nil {
+	if err := checkNoParams(e); err != nil {
 		return "", err
 	}
 	p := printer{cols: d.Cols}
@@ -66,7 +110,7 @@ func (d *Deparser) Expr(e nodes.Expr) (string, error) {
 // text cols[i] (already qualified and quoted, as r1."C 1" in a pushed-down
 // join). It fails if e is not Shippable.
 func ExprOver(e nodes.Expr, cols []string) (string, error) {
-	if err := checkExpr(e); err != nil {
+	if err := checkNoParams(e); err != nil {
 		return "", err
 	}
 	p := printer{cols: cols, rawCols: true}
@@ -310,6 +354,10 @@ func (p *printer) expr(e nodes.Expr) {
 	switch x := e.(type) {
 	case *nodes.Const:
 		p.WriteString(constSQL(x.T, x.Value, false))
+	case *nodes.Param:
+		p.WriteString(paramMark(x.ID))
+		p.WriteString("::")
+		p.WriteString(x.T.String())
 	case *nodes.ColumnRef:
 		if x.Index < 0 || x.Index >= len(p.cols) {
 			if p.err == nil {
@@ -653,6 +701,8 @@ func checkExpr(e nodes.Expr) error {
 	switch x := e.(type) {
 	case *nodes.Const:
 		return checkConst(x)
+	case *nodes.Param:
+		return checkConst(&nodes.Const{T: x.T}) // sent as its type's text
 	case *nodes.ColumnRef:
 		return nil
 	case *nodes.OpExpr:
@@ -972,4 +1022,38 @@ func UpperSQL(j *nodes.RemoteJoin) string {
 	}
 	b.WriteString(j.Limit)
 	return b.String()
+}
+
+// A Param is printed as a mark (NUL, its ID, NUL: no SQL text holds a
+// NUL) that BindParams numbers.
+func paramMark(id int) string { return "\x00" + strconv.Itoa(id) + "\x00" }
+
+// BindParams numbers the Params in sql $1, $2 ... in order of first
+// appearance (a Param used twice is one $n) and returns the query and
+// the Params' IDs in $n order.
+func BindParams(sql string) (string, []int) {
+	if !strings.Contains(sql, "\x00") {
+		return sql, nil
+	}
+	var b strings.Builder
+	var ids []int
+	num := map[int]int{}
+	for {
+		i := strings.IndexByte(sql, 0)
+		if i < 0 {
+			b.WriteString(sql)
+			return b.String(), ids
+		}
+		j := i + 1 + strings.IndexByte(sql[i+1:], 0)
+		id, _ := strconv.Atoi(sql[i+1 : j])
+		n, ok := num[id]
+		if !ok {
+			ids = append(ids, id)
+			n = len(ids)
+			num[id] = n
+		}
+		b.WriteString(sql[:i])
+		b.WriteString("$" + strconv.Itoa(n))
+		sql = sql[j+1:]
+	}
 }

@@ -113,7 +113,7 @@ type DirectModify struct {
 //	DELETE FROM public.t WHERE ((a > 5)) RETURNING a, b
 func (d *DirectModify) SQL() (string, error) {
 	for _, e := range append(append([]nodes.Expr{}, d.Values...), d.Where...) {
-		if err := checkExpr(e); err != nil {
+		if err := checkNoParams(e); err != nil {
 			return "", err
 		}
 	}

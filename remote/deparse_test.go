@@ -1098,3 +1098,37 @@ func TestDeparseVolatilityMatchesCatalog(t *testing.T) {
 		}
 	}
 }
+
+// TestBindParams: Params print as marks that BindParams numbers $1, $2
+// ... by first appearance, one number per Param however often it is
+// used; Shippable refuses Params (only a scan's WHERE binds them), and
+// ShippableWithParams takes them.
+func TestBindParams(t *testing.T) {
+	p5 := &nodes.Param{ID: 5, T: types.Int4T}
+	p2 := &nodes.Param{ID: 2, T: types.TextT}
+	col := &nodes.ColumnRef{Index: 0, T: types.Int4T}
+	txt := &nodes.ColumnRef{Index: 1, T: types.TextT}
+	where := []nodes.Expr{
+		&nodes.OpExpr{Op: "=", Left: col, Right: p5, T: types.BoolT},
+		&nodes.OpExpr{Op: "=", Left: txt, Right: p2, T: types.BoolT},
+		&nodes.OpExpr{Op: "<", Left: col, Right: p5, T: types.BoolT},
+	}
+	for _, e := range where {
+		if remote.Shippable(e) || !remote.ShippableWithParams(e) {
+			t.Fatalf("%s: Shippable %v, ShippableWithParams %v", e, remote.Shippable(e), remote.ShippableWithParams(e))
+		}
+	}
+	sel := &remote.Select{Table: "t", AllCols: []string{"a", "b"}, Columns: []string{"a"}, Where: where}
+	sql, err := sel.SQL()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, ids := remote.BindParams(sql)
+	want := "SELECT a FROM t WHERE ((a = $1::integer)) AND ((b = $2::text)) AND ((a < $1::integer))"
+	if got != want || !slices.Equal(ids, []int{5, 2}) {
+		t.Fatalf("BindParams:\n got %s %v\nwant %s [5 2]", got, ids, want)
+	}
+	if plain, ids := remote.BindParams("SELECT a FROM t"); plain != "SELECT a FROM t" || ids != nil {
+		t.Fatalf("no params: %q %v", plain, ids)
+	}
+}
