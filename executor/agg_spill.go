@@ -32,6 +32,10 @@ const (
 	aggPartitionBits = 4
 	aggPartitions    = 1 << aggPartitionBits
 	maxSpillDepth    = 6
+	// debugSpillDepth is maxSpillDepth under DebugSpill: two levels of
+	// partitions test the splits of a split; more would make a pass and a
+	// file per group of a test's few thousand.
+	debugSpillDepth = 2
 	// aggGroupBytes estimates a group found by encoded key (its key
 	// datums boxed in a slice, the Go map's entry); aggStateBytes the state
 	// of an aggregate that does not count its own (sizedState).
@@ -128,6 +132,15 @@ func perGroupBytes(a *aggOp) int64 {
 	return g
 }
 
+// splitDepth is the depth from which a pass no longer splits when its
+// table passes hash_mem (it still does when a memory pool refuses it).
+func splitDepth(ec *ExecContext) int {
+	if ec.DebugSpill {
+		return debugSpillDepth
+	}
+	return maxSpillDepth
+}
+
 // sizedState is an aggState that knows its memory.
 type sizedState interface {
 	memBytes() int64   // held for the groups so far
@@ -145,7 +158,7 @@ func (s *aggSpill) startBatch(a *aggOp, rows int) {
 	if s.full {
 		return
 	}
-	if s.depth >= maxSpillDepth {
+	if s.depth >= splitDepth(a.ec) {
 		s.groupLimit = math.MaxInt
 		return
 	}
@@ -228,7 +241,7 @@ func (s *aggSpill) spillNewGroups(a *aggOp, b arrow.RecordBatch, groups []int32)
 // statement fails).
 func (s *aggSpill) endBatch(a *aggOp) error {
 	est := s.estimate(a)
-	if s.depth < maxSpillDepth && est+a.otherSetsMem() >= a.ec.hashMem() {
+	if s.depth < splitDepth(a.ec) && est+a.otherSetsMem() >= a.ec.hashMem() {
 		s.full = true
 	}
 	err := s.mem.resize(est)

@@ -546,7 +546,7 @@ func (s *setOpOp) hashBatch(b arrow.RecordBatch) error {
 					spilling = true
 				}
 				continue
-			case !t.full && t.n > 0 && s.depth < maxSpillDepth && t.memory() > limit:
+			case !t.full && t.n > 0 && s.depth < splitDepth(s.ec) && t.memory() > limit:
 				t.full = true
 				fallthrough
 			case t.full:
