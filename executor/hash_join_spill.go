@@ -145,6 +145,7 @@ func (j *hashJoin) writeRows(f **spillFile, b arrow.RecordBatch, sel []int32) er
 		if err != nil {
 			return err
 		}
+		nf.coalesce = true
 		*f = nf
 	}
 	part := b

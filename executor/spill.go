@@ -26,7 +26,26 @@ type spillFile struct {
 	schema *arrow.Schema
 	bytes  int64 // written so far
 	rows   int64
+	// coalesce holds small batches (pending) until they make one IPC
+	// message: a hash join's partitions receive a piece of every batch
+	// it splits. (An aggregate's partitions are read back as written, so
+	// that its table grows a batch of new groups at a time no larger than
+	// it was written.)
+	coalesce     bool
+	pending      []arrow.RecordBatch
+	pendingRows  int64
+	pendingBytes int64
 }
+
+// A batch of fewer than spillMinRows rows waits to be written with the
+// next ones, until they make spillMinRows rows or spillMaxPending bytes:
+// an IPC message costs its metadata (flatbuffers, and arrays rebuilt when
+// read) whatever its rows, which for the 16 partitions of a split batch
+// of a few thousand rows would cost more than the rows themselves.
+const (
+	spillMinRows    = 8192
+	spillMaxPending = 256 << 10
+)
 
 // countingWriter counts what reaches the file.
 type countingWriter struct {
@@ -69,6 +88,39 @@ func (s *spillFile) write(b arrow.RecordBatch) error {
 		b = array.NewRecordBatch(s.schema, b.Columns(), b.NumRows())
 		defer b.Release()
 	}
+	if !s.coalesce || b.NumRows() >= spillMinRows && len(s.pending) == 0 {
+		return s.writeMessage(b)
+	}
+	b.Retain()
+	s.pending = append(s.pending, b)
+	s.pendingRows += b.NumRows()
+	s.pendingBytes += batchBytes(b)
+	if s.pendingRows >= spillMinRows || s.pendingBytes >= spillMaxPending {
+		return s.flushPending()
+	}
+	return nil
+}
+
+// flushPending writes the pending batches as one message.
+func (s *spillFile) flushPending() error {
+	if len(s.pending) == 0 {
+		return nil
+	}
+	b, err := concatBatches(s.pending)
+	s.releasePending()
+	if err != nil {
+		return err
+	}
+	defer b.Release()
+	return s.writeMessage(b)
+}
+
+func (s *spillFile) releasePending() {
+	releaseBatches(s.pending)
+	s.pending, s.pendingRows, s.pendingBytes = nil, 0, 0
+}
+
+func (s *spillFile) writeMessage(b arrow.RecordBatch) error {
 	if err := s.w.Write(b); err != nil {
 		return tempFileError("write to", err)
 	}
@@ -80,7 +132,10 @@ func (s *spillFile) finish() error {
 	if s.w == nil {
 		return nil
 	}
-	err := s.w.Close()
+	err := s.flushPending()
+	if err == nil {
+		err = s.w.Close()
+	}
 	if err == nil {
 		err = s.buf.Flush()
 	}
@@ -106,7 +161,10 @@ func (s *spillFile) reader() (*spillReader, error) {
 	return &spillReader{r: r}, nil
 }
 
-func (s *spillFile) close() { s.f.Close() }
+func (s *spillFile) close() {
+	s.releasePending()
+	s.f.Close()
+}
 
 type spillReader struct{ r *ipc.Reader }
 

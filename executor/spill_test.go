@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"os"
+	"slices"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -117,4 +118,58 @@ func TestWideProjectionSplits(t *testing.T) {
 	}
 	ec.Release()
 	mem.AssertSize(t, 0)
+}
+
+// TestSpillFileCoalesces: a coalescing spill file (a hash join's
+// partition) writes small batches as one IPC message of at least
+// spillMinRows rows, in order; an ordinary one writes each as it comes.
+func TestSpillFileCoalesces(t *testing.T) {
+	for _, coalesce := range []bool{true, false} {
+		keys := make([]int64, 3*spillMinRows)
+		for i := range keys {
+			keys[i] = int64(i)
+		}
+		in := int64Batches(keys, 100)
+		f, err := newSpillFile(t.TempDir(), in[0].Schema())
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.coalesce = coalesce
+		for _, b := range in {
+			if err := f.write(b); err != nil {
+				t.Fatal(err)
+			}
+			b.Release()
+		}
+		r, err := f.reader()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []int64
+		messages := 0
+		for {
+			b, err := r.next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			messages++
+			got = append(got, valuesOf[int64](b.Column(0))...)
+			b.Release()
+		}
+		r.close()
+		f.close()
+		if !slices.Equal(got, keys) {
+			t.Fatalf("coalesce %v: rows out of order or lost (%d of %d)", coalesce, len(got), len(keys))
+		}
+		want := len(in)
+		if coalesce {
+			want = 3
+		}
+		if messages != want {
+			t.Errorf("coalesce %v: %d messages for %d batches of 100 rows, want %d", coalesce, messages, len(in), want)
+		}
+	}
 }
