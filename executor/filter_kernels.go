@@ -452,7 +452,76 @@ func compileIntConstCompare(x *nodes.OpExpr, l, r evaluator) (evaluator, bool) {
 	default:
 		return nil, false
 	}
-	return &intConstCompare{arg: arg, c: c, want: want, t: t}, true
+	cmp := &intConstCompare{arg: arg, c: c, want: want, t: t}
+	if dc, ok := asDateCompare(cmp); ok {
+		return dc, true
+	}
+	return cmp, true
+}
+
+// dateConstCompare is a date cast to timestamp compared with a timestamp
+// constant (l_shipdate <= date '1998-12-01' - interval '90' day), done as
+// the date against the day the constant falls in: no cast per row. A
+// batch with a date the plain product does not cover (infinities, dates
+// past timestamp's range, whose casts fail) goes the cast's way.
+type dateConstCompare struct {
+	days     evaluator // the date
+	day      int64
+	want     uint8
+	fallback *intConstCompare
+}
+
+// asDateCompare is cmp as a dateConstCompare, when its argument is a
+// date cast to timestamp and the constant is finite.
+func asDateCompare(cmp *intConstCompare) (evaluator, bool) {
+	arg := cmp.arg
+	if c, ok := arg.(*checkedEval); ok {
+		arg = c.ev
+	}
+	cast, ok := arg.(*dateToTimestampEval)
+	if !ok || cmp.t.ID != types.Timestamp || cast.to.ID != types.Timestamp {
+		return nil, false
+	}
+	c := cmp.c
+	if c <= -safeCastDays*usecsPerDay || c >= safeCastDays*usecsPerDay {
+		return nil, false
+	}
+	day := c / usecsPerDay
+	if c%usecsPerDay < 0 {
+		day-- // floor
+	}
+	exact := day*usecsPerDay == c
+	want := cmp.want
+	switch {
+	case exact:
+	case want == 0b001: // d*U < c, c inside day: d <= day
+		want = 0b011
+	case want == 0b110: // d*U >= c, c inside day: d > day
+		want = 0b100
+	case want == 0b011, want == 0b100:
+	default:
+		return nil, false // = and <> with a constant that is not midnight
+	}
+	return &dateConstCompare{days: cast.arg, day: day, want: want, fallback: cmp}, true
+}
+
+func (e *dateConstCompare) eval(b arrow.RecordBatch) (arrow.Array, error) {
+	arr, err := e.days.eval(b)
+	if err != nil {
+		return nil, err
+	}
+	defer arr.Release()
+	days := valuesOf[int32](arr)
+	for _, d := range days {
+		if d <= -safeCastDays || d >= safeCastDays {
+			return e.fallback.eval(b)
+		}
+	}
+	n := arr.Len()
+	bits := make([]byte, bitutil.BytesForBits(int64(n)))
+	compareWithConst(days, e.day, e.want, bits)
+	valid, nulls := andValidity(arr)
+	return newBoolArray(bits, n, valid, nulls), nil
 }
 
 func (e *intConstCompare) eval(b arrow.RecordBatch) (arrow.Array, error) {

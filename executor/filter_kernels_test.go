@@ -119,6 +119,10 @@ func TestFilterKernelsMatchRowwise(t *testing.T) {
 			cmpOp(o, col(3, types.DateT), date(9002)),
 			cmpOp(o, date(9002), col(3, types.DateT)),
 			cmpOp(o, asTS(col(3, types.DateT)), tsLit(9002)),
+			// not midnight: the date compares with the day it falls in
+			cmpOp(o, asTS(col(3, types.DateT)), lit(int64(9001)*86400e6+3600e6, types.TimestampT)),
+			cmpOp(o, lit(int64(9003)*86400e6-1, types.TimestampT), asTS(col(3, types.DateT))),
+			cmpOp(o, asTS(col(3, types.DateT)), lit(int64(-5)*86400e6-7, types.TimestampT)),
 			cmpOp(o, col(6, types.TimestampT), asTS(col(3, types.DateT))),
 		)
 	}
@@ -235,6 +239,7 @@ func TestFilterKernelsChosen(t *testing.T) {
 		{cmpOp(">=", col(3, types.DateT), lit(int32(9000), types.DateT)), "*executor.intConstCompare"},
 		{inList(col(0, char10), false, lit("AIR", char10), lit("MAIL", char10)), "*executor.constInList"},
 		{&nodes.Cast{Arg: col(3, types.DateT), T: types.TimestampT}, "*executor.dateToTimestampEval"},
+		{cmpOp("<=", &nodes.Cast{Arg: col(3, types.DateT), T: types.TimestampT}, lit(int64(9000)*86400e6, types.TimestampT)), "*executor.dateConstCompare"},
 		{cmpOp("=", col(0, char10), col(0, char10)), "*executor.binaryEval"},
 	} {
 		ec := &ExecContext{}
