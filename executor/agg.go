@@ -72,6 +72,8 @@ type aggOp struct {
 	combiner   *aggOp
 	combining  bool // this is a combiner
 	rowSpill   bool // this pass row-spills (chooseStateSpill)
+
+	selectedBatches int // aggregated from a scan's selection (agg_selected.go)
 }
 
 // aggState is the per-group state of one aggregate. update folds nrows
@@ -187,7 +189,13 @@ func (a *aggOp) closeCombiner() {
 
 func (a *aggOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	if !a.done {
-		if err := a.consume(ctx, a.child.Next); err != nil {
+		var err error
+		if src := a.selectedInput(); src != nil {
+			err = a.consumeSelected(ctx, src)
+		} else {
+			err = a.consume(ctx, a.child.Next)
+		}
+		if err != nil {
 			return nil, err
 		}
 		a.done = true
@@ -323,7 +331,6 @@ func releaseAll(arrs []arrow.Array) {
 
 // assignGroups maps each row of b to its group number, creating groups.
 func (a *aggOp) assignGroups(b arrow.RecordBatch) ([]int32, error) {
-	n := int(b.NumRows())
 	keys := make([]arrow.Array, len(a.keys))
 	defer releaseAll(keys)
 	for i, ev := range a.keys {
@@ -333,6 +340,12 @@ func (a *aggOp) assignGroups(b arrow.RecordBatch) ([]int32, error) {
 		}
 		keys[i] = arr
 	}
+	return a.assignGroupArrays(keys)
+}
+
+// assignGroupArrays is assignGroups over the evaluated keys.
+func (a *aggOp) assignGroupArrays(keys []arrow.Array) ([]int32, error) {
+	n := keys[0].Len()
 	if cap(a.groupBuf) < n {
 		a.groupBuf = make([]int32, n)
 	}

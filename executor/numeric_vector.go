@@ -610,9 +610,19 @@ func subVals(a, c, out []int64) []int {
 // aggregate or its argument is of another kind (the caller then
 // evaluates the arguments as arrays and calls update).
 func updateAggScaled(st aggState, args []evaluator, b arrow.RecordBatch, groups []int32, ngroups int, ec *ExecContext) (bool, error) {
-	s, ok := st.(*numericSumState)
-	if !ok || !scaledVectors || len(args) != 1 {
-		return false, nil
+	v, ok, err := evalScaledArg(st, args, b, ec)
+	if !ok || err != nil {
+		return ok, err
+	}
+	return true, st.(*numericSumState).updateScaled(groups, ngroups, v)
+}
+
+// evalScaledArg is the scaled vector of a numeric sum's or avg's
+// argument over b; ok is false when st or its argument is of another
+// kind.
+func evalScaledArg(st aggState, args []evaluator, b arrow.RecordBatch, ec *ExecContext) (*scaledVec, bool, error) {
+	if _, ok := st.(*numericSumState); !ok || !scaledVectors || len(args) != 1 {
+		return nil, false, nil
 	}
 	ev := args[0]
 	if c, ok := ev.(*checkedEval); ok {
@@ -624,17 +634,43 @@ func updateAggScaled(st aggState, args []evaluator, b arrow.RecordBatch, groups 
 		se = x
 	case *columnEval:
 		if x.ref.T.ID != types.Numeric {
-			return false, nil
+			return nil, false, nil
 		}
 		se = asScaled(x, ec)
 	default:
-		return false, nil
+		return nil, false, nil
 	}
 	v, err := se.evalScaled(b)
-	if err != nil {
-		return true, err
+	return v, true, err
+}
+
+// take is a new vector of v's rows sel.
+func (v *scaledVec) take(sel []int32) *scaledVec {
+	out := &scaledVec{n: len(sel), scale: v.scale, vals: make([]int64, len(sel))}
+	for k, i := range sel {
+		out.vals[k] = v.vals[i]
 	}
-	return true, s.updateScaled(groups, ngroups, v)
+	if v.scales != nil {
+		out.scales = make([]int32, len(sel))
+		for k, i := range sel {
+			out.scales[k] = v.scales[i]
+		}
+	}
+	if v.valid != nil {
+		out.valid = make([]byte, (len(sel)+7)/8)
+		for k, i := range sel {
+			if isValid(v.valid, int(i)) {
+				out.valid[k>>3] |= 1 << (k & 7)
+			}
+		}
+	}
+	if v.exact != nil {
+		out.exact = make([]*apd.Decimal, len(sel))
+		for k, i := range sel {
+			out.exact[k] = v.exact[i]
+		}
+	}
+	return out
 }
 
 // updateScaled adds a scaled vector's rows to their groups' sums.
@@ -664,6 +700,48 @@ func (s *numericSumState) updateScaled(groups []int32, ngroups int, v *scaledVec
 			err = s.addScaled(g, v.vals[i], v.scaleAt(i))
 		}
 		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// updateScaledSel is updateScaled of the rows sel of v (groups[k] is
+// the group of row sel[k]), reading them in place when v is dense.
+func (s *numericSumState) updateScaledSel(groups []int32, ngroups int, v *scaledVec, sel []int32) error {
+	if v.scales != nil || v.exact != nil || v.valid != nil {
+		return s.updateScaled(groups, ngroups, v.take(sel))
+	}
+	s.counts = grow(s.counts, ngroups)
+	s.fixed, s.scales = grow(s.fixed, ngroups), grow(s.scales, ngroups)
+	if groups == nil {
+		s.counts[0] += int64(len(sel))
+		var sum int64
+		for _, i := range sel {
+			x := v.vals[i]
+			t := sum + x
+			if ((sum ^ t) & (x ^ t)) < 0 {
+				if err := s.addScaled(0, sum, v.scale); err != nil {
+					return err
+				}
+				t = x
+			}
+			sum = t
+		}
+		return s.addScaled(0, sum, v.scale)
+	}
+	scale := v.scale
+	for k, i := range sel {
+		g, x := groups[k], v.vals[i]
+		s.counts[g]++
+		if s.scales[g] == scale {
+			sum := s.fixed[g]
+			if t := sum + x; ((sum ^ t) & (x ^ t)) >= 0 {
+				s.fixed[g] = t
+				continue
+			}
+		}
+		if err := s.addScaled(g, x, scale); err != nil {
 			return err
 		}
 	}
