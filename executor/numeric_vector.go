@@ -177,7 +177,17 @@ func (s *scaledColumn) evalScaled(b arrow.RecordBatch) (*scaledVec, error) {
 			return nil, err
 		}
 		defer arr.Release()
-		return parseScaledArray(arr)
+		strs, isText := arr.(*array.String)
+		if isText {
+			if v, ok := cachedScaled(strs); ok {
+				return v, nil
+			}
+		}
+		v, err := parseScaledArray(arr)
+		if err == nil && isText {
+			keepScaled(strs, v)
+		}
+		return v, err
 	})
 }
 

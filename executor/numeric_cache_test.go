@@ -1,0 +1,70 @@
+package executor
+
+import (
+	"runtime"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/pgfed/pgfed/nodes"
+	"github.com/pgfed/pgfed/types"
+)
+
+// TestNumericCacheAcrossStatements: a stored numeric column is parsed
+// once for every statement that reads it (the second statement gets the
+// first's vector), the entry goes when its array does, and past the
+// cache's limit vectors are parsed per statement.
+func TestNumericCacheAcrossStatements(t *testing.T) {
+	vals := make([]any, 2*numericCacheMinRows)
+	for i := range vals {
+		d, _ := types.NumericFromString(strconv.Itoa(i) + ".25")
+		vals[i] = d
+	}
+	arr := arrayOfDatums(types.NumericT, vals)
+	b := makeBatch(schemaOf([]nodes.Field{field("n", types.NumericT)}), []arrow.Array{arr}, len(vals))
+	statement := func() *scaledVec {
+		ec := &ExecContext{}
+		defer ec.Release()
+		ev, err := compileExpr(col(0, types.NumericT), ec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, err := asScaled(ev, ec).evalScaled(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	first := statement()
+	if first.vals[3] != 325 || first.scale != 2 {
+		t.Fatalf("parsed %d at scale %d", first.vals[3], first.scale)
+	}
+	if second := statement(); second != first {
+		t.Fatal("the second statement parsed the column again")
+	}
+	if _, ok := cachedScaled(arr.(*array.String)); !ok {
+		t.Fatal("no entry for the stored array")
+	}
+	kept := numericCacheBytes.Load()
+	b.Release() // the batch held the array's reference
+	arr, b = nil, nil
+	deadline := time.Now().Add(5 * time.Second)
+	for numericCacheBytes.Load() >= kept && time.Now().Before(deadline) {
+		runtime.GC()
+		time.Sleep(10 * time.Millisecond)
+	}
+	if numericCacheBytes.Load() >= kept {
+		t.Errorf("the entry of a dropped array is still counted: %d bytes (%d before)", numericCacheBytes.Load(), kept)
+	}
+
+	defer func(l int64) { numericCacheLimit = l }(numericCacheLimit)
+	numericCacheLimit = 0
+	arr = arrayOfDatums(types.NumericT, vals)
+	b = makeBatch(schemaOf([]nodes.Field{field("n", types.NumericT)}), []arrow.Array{arr}, len(vals))
+	defer b.Release()
+	if statement() == statement() {
+		t.Error("a full cache kept a vector")
+	}
+}
