@@ -12,9 +12,10 @@ package executor
 //
 // The vectors are read-only to everyone (as the statement's own cache's
 // are). The cache holds at most numericCacheLimit bytes; past that, new
-// vectors are parsed per statement as before. Arrays made by a statement
-// (a filter's copy, a join's output) are cached too, and dropped with
-// them; only arrays of at least numericCacheMinRows rows are kept.
+// vectors are parsed per statement as before. Only stored arrays are
+// kept (a Seq Scan marks the numeric arrays it hands out, markStored),
+// not those a statement makes (a filter's copy, a join's output), which
+// no other statement reads; and only of numericCacheMinRows rows or more.
 
 import (
 	"runtime"
@@ -26,6 +27,7 @@ import (
 )
 
 var (
+	numericStored     sync.Map // weak.Pointer[array.String] -> struct{}: stored arrays seen
 	numericCache      sync.Map // weak.Pointer[array.String] -> *scaledVec
 	numericCacheBytes atomic.Int64
 	// numericCacheLimit bounds the vectors kept (a variable for tests).
@@ -43,10 +45,24 @@ func cachedScaled(arr *array.String) (*scaledVec, bool) {
 	return v.(*scaledVec), true
 }
 
+// markStored records arr as a stored array, whose vector may be kept.
+func markStored(arr *array.String) {
+	if arr.Len() < numericCacheMinRows {
+		return
+	}
+	key := weak.Make(arr)
+	if _, loaded := numericStored.LoadOrStore(key, struct{}{}); !loaded {
+		runtime.AddCleanup(arr, func(k weak.Pointer[array.String]) { numericStored.Delete(k) }, key)
+	}
+}
+
 // keepScaled keeps v as arr's vector while arr lives and the cache has
-// room.
+// room, if arr is stored.
 func keepScaled(arr *array.String, v *scaledVec) {
 	if arr.Len() < numericCacheMinRows {
+		return
+	}
+	if _, stored := numericStored.Load(weak.Make(arr)); !stored {
 		return
 	}
 	size := v.bytes()

@@ -65,6 +65,19 @@ func newSeqScan(p *nodes.SeqScan, ec *ExecContext) (*seqScan, error) {
 
 func (s *seqScan) ownsQual() {}
 
+// markNumerics marks the stored numeric arrays of b, whose parsed vectors
+// later statements may reuse (numeric_cache.go).
+func (s *seqScan) markNumerics(b arrow.RecordBatch) arrow.RecordBatch {
+	for i, c := range s.plan.Columns {
+		if s.plan.Table.ColumnType(c).ID == types.Numeric {
+			if strs, ok := b.Column(i).(*array.String); ok {
+				markStored(strs)
+			}
+		}
+	}
+	return b
+}
+
 func (s *seqScan) Open(ctx context.Context) error {
 	for _, f := range s.filters {
 		f.reset()
@@ -106,7 +119,7 @@ func (s *seqScan) nextStored(ctx context.Context) (arrow.RecordBatch, error) {
 		if b == nil {
 			return nil, io.EOF
 		}
-		return projectColumns(b, s.plan.Columns, s.schema), nil
+		return s.markNumerics(projectColumns(b, s.plan.Columns, s.schema)), nil
 	}
 	if s.pos >= len(s.batches) {
 		return nil, io.EOF
@@ -117,7 +130,7 @@ func (s *seqScan) nextStored(ctx context.Context) (arrow.RecordBatch, error) {
 	if s.system {
 		return s.withSystemColumns(b, s.pos-1), nil
 	}
-	return projectColumns(b, s.plan.Columns, s.schema), nil
+	return s.markNumerics(projectColumns(b, s.plan.Columns, s.schema)), nil
 }
 
 // withSystemColumns is projectColumns for a scan that also reads system
