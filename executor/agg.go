@@ -246,6 +246,13 @@ func (a *aggOp) consume(ctx context.Context, next func(context.Context) (arrow.R
 			return err
 		}
 	}
+	return a.endInput()
+}
+
+// endInput ends a pass over the input: the groups flushed so far
+// written out, the partitions queued, the groups in memory made the
+// result.
+func (a *aggOp) endInput() error {
 	if a.flushed {
 		if err := a.flushGroups(); err != nil {
 			return err

@@ -164,15 +164,7 @@ func (a *aggOp) consumeSelected(ctx context.Context, src selectionSource) error 
 			return err
 		}
 	}
-	if a.flushed {
-		if err := a.flushGroups(); err != nil {
-			return err
-		}
-	}
-	if err := a.spill.endPass(); err != nil {
-		return err
-	}
-	return a.buildResult()
+	return a.endInput()
 }
 
 // selectedMinShare is the percentage of a batch's rows that must pass
