@@ -27,7 +27,6 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/pgfed/pgfed/funcs"
 	"github.com/pgfed/pgfed/nodes"
 )
@@ -57,15 +56,10 @@ func (s *seqScan) nextSelected(ctx context.Context) (arrow.RecordBatch, []int32,
 		if err != nil {
 			return nil, nil, err
 		}
-		mask, err := s.qual.filter.eval(b)
+		sel, all, err := s.qual.selectRows(b)
 		if err != nil {
 			b.Release()
 			return nil, nil, err
-		}
-		sel, all := selection(mask.(*array.Boolean))
-		mask.Release()
-		if s.qual.removed != nil && !all {
-			*s.qual.removed += b.NumRows() - int64(len(sel))
 		}
 		if all {
 			return b, nil, nil

@@ -206,24 +206,8 @@ func (s *aggSpill) spillNewGroups(a *aggOp, b arrow.RecordBatch, groups []int32)
 		b.Retain()
 		return b, groups, nil
 	}
-	for p, rows := range perPart {
-		if len(rows) == 0 {
-			continue
-		}
-		if s.parts[p] == nil {
-			f, err := newSpillFile(s.ec.TempDir, b.Schema())
-			if err != nil {
-				return nil, nil, err
-			}
-			s.parts[p] = f
-		}
-		part := takeBatch(b, rows)
-		err := s.parts[p].write(part)
-		discarded(batchBytes(part))
-		part.Release()
-		if err != nil {
-			return nil, nil, err
-		}
+	if err := s.writeParts(b, &perPart); err != nil {
+		return nil, nil, err
 	}
 	if len(keep) == 0 {
 		return nil, nil, nil
@@ -233,6 +217,31 @@ func (s *aggSpill) spillNewGroups(a *aggOp, b arrow.RecordBatch, groups []int32)
 		kept[i] = groups[r]
 	}
 	return takeBatch(b, keep), kept, nil
+}
+
+// writeParts writes the rows perPart[p] of b to partition p's file
+// (created on first use).
+func (s *aggSpill) writeParts(b arrow.RecordBatch, perPart *[aggPartitions][]int32) error {
+	for p, rows := range perPart {
+		if len(rows) == 0 {
+			continue
+		}
+		if s.parts[p] == nil {
+			f, err := newSpillFile(s.ec.TempDir, b.Schema())
+			if err != nil {
+				return err
+			}
+			s.parts[p] = f
+		}
+		part := takeBatch(b, rows)
+		err := s.parts[p].write(part)
+		discarded(batchBytes(part))
+		part.Release()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // endBatch counts the table's memory; when it passes hash_mem (the

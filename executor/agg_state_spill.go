@@ -144,24 +144,8 @@ func (a *aggOp) flushGroups() error {
 		perPart[p] = append(perPart[p], int32(r))
 	}
 	s := &a.spill
-	for p, rows := range perPart {
-		if len(rows) == 0 {
-			continue
-		}
-		if s.parts[p] == nil {
-			f, err := newSpillFile(s.ec.TempDir, out.Schema())
-			if err != nil {
-				return err
-			}
-			s.parts[p] = f
-		}
-		part := takeBatch(out, rows)
-		err := s.parts[p].write(part)
-		discarded(batchBytes(part))
-		part.Release()
-		if err != nil {
-			return err
-		}
+	if err := s.writeParts(out, &perPart); err != nil {
+		return err
 	}
 	discarded(s.estimate(a))
 	a.resetGroups()

@@ -110,18 +110,28 @@ func (q *qual) next(produce func() (arrow.RecordBatch, error)) (arrow.RecordBatc
 	}
 }
 
-// applyFilter returns the rows of b that pass the filter (nil if none);
-// it takes over b.
-func (q *qual) applyFilter(b arrow.RecordBatch) (arrow.RecordBatch, error) {
+// selectRows evaluates the filter over b: the rows that pass (all: every
+// row), counted for EXPLAIN ANALYZE's Rows Removed by Filter.
+func (q *qual) selectRows(b arrow.RecordBatch) (sel []int32, all bool, err error) {
 	mask, err := q.filter.eval(b)
 	if err != nil {
-		b.Release()
-		return nil, err
+		return nil, false, err
 	}
-	sel, all := selection(mask.(*array.Boolean))
+	sel, all = selection(mask.(*array.Boolean))
 	mask.Release()
 	if q.removed != nil && !all {
 		*q.removed += b.NumRows() - int64(len(sel))
+	}
+	return sel, all, nil
+}
+
+// applyFilter returns the rows of b that pass the filter (nil if none);
+// it takes over b.
+func (q *qual) applyFilter(b arrow.RecordBatch) (arrow.RecordBatch, error) {
+	sel, all, err := q.selectRows(b)
+	if err != nil {
+		b.Release()
+		return nil, err
 	}
 	if all {
 		return b, nil

@@ -52,10 +52,7 @@ func ShippableWithParams(e nodes.Expr) bool { return checkExpr(e) == nil }
 // checkNoParams is checkExpr refusing Params: the queries outside a
 // foreign scan's (joins', modifications') have no parameters to bind.
 func checkNoParams(e nodes.Expr) error {
-	if e == nil {
-		return checkExpr(e)
-	}
-	if hasParam(e) {
+	if e != nil && hasParam(e) {
 		return notShippable("parameters here")
 	}
 	return checkExpr(e)
