@@ -137,9 +137,15 @@ func TestHashJoinSpillsAlike(t *testing.T) {
 				p, o, i := hashJoinPlan(typ, []int{0, 1}, filter)
 				ec := rc.run.context(t, dir)
 				ec.Stats = instrument.NewStats(nodes.Number(p), false)
+				coalesced := coalescedMessages.Load()
 				got, err := runJoin(t, p, ec, mem, rc.run, o, i, outer, inner)
 				if err != nil {
 					t.Fatalf("%s %s: %v", typ.SQL(), rc.run, err)
+				}
+				// A split's partitions receive pieces of ~25 rows: their
+				// files write them as fewer, larger messages.
+				if rc.run.workMem > 0 && coalescedMessages.Load() == coalesced {
+					t.Errorf("%s %s: the partition files wrote every piece as its own message", typ.SQL(), rc.run)
 				}
 				h := ec.Stats.Node(p.Inner.ID).Hash
 				if h == nil || h.Batches < rc.minBatches || (rc.minBatches == 1 && h.Batches != 1) {

@@ -717,7 +717,9 @@ func (s *numericSumState) updateScaled(groups []int32, ngroups int, v *scaledVec
 }
 
 // updateScaledSel is updateScaled of the rows sel of v (groups[k] is
-// the group of row sel[k]), reading them in place when v is dense.
+// the group of row sel[k]), reading them in place when v is dense. Its
+// loops are addRun's and addGrouped's over sel: gathering the values
+// into a buffer for those instead measured 10% slower on TPC-H Q1.
 func (s *numericSumState) updateScaledSel(groups []int32, ngroups int, v *scaledVec, sel []int32) error {
 	if v.scales != nil || v.exact != nil || v.valid != nil {
 		return s.updateScaled(groups, ngroups, v.take(sel))

@@ -12,6 +12,7 @@ import (
 	"bufio"
 	"io"
 	"os"
+	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -46,6 +47,10 @@ const (
 	spillMinRows    = 8192
 	spillMaxPending = 256 << 10
 )
+
+// coalescedMessages counts the messages written from several pending
+// pieces (tests check that partition files coalesce).
+var coalescedMessages atomic.Int64
 
 // countingWriter counts what reaches the file.
 type countingWriter struct {
@@ -105,6 +110,9 @@ func (s *spillFile) write(b arrow.RecordBatch) error {
 func (s *spillFile) flushPending() error {
 	if len(s.pending) == 0 {
 		return nil
+	}
+	if len(s.pending) > 1 {
+		coalescedMessages.Add(1)
 	}
 	b, err := concatBatches(s.pending)
 	s.releasePending()
