@@ -729,11 +729,19 @@ func runTPCHQuery(ctx context.Context, runs int, timeout time.Duration, cs []tpc
 				continue
 			}
 			runtime.GC()
+			cell := res.Results[c.key]
+			if waited, settled := waitIdle(3 * time.Second); !settled {
+				cell.Unsettled++
+				logf("%s: %s, %s: the machine was still busy after %.1f s", q.Name, c.engine, c.setting, waited.Seconds())
+			}
+			before := sampleCPU()
 			d, n, err := c.run(ctx, q.SQL)
 			if ctx.Err() != nil {
 				return res
 			}
-			cell := res.Results[c.key]
+			if use, ok := cpuSince(before); ok {
+				cell.CPU = append(cell.CPU, use)
+			}
 			if err != nil {
 				cell.Error = "timed run: " + describeError(err)
 				ok[c.key] = false

@@ -77,6 +77,11 @@ type tpchCell struct {
 	// there was no reference to check it against.
 	Wrong     bool `json:"wrong_answer,omitempty"`
 	Unchecked bool `json:"unchecked,omitempty"`
+	// CPU is where the machine's CPU time went during each timed run;
+	// Unsettled counts the runs that started before the machine was
+	// idle (waitIdle gave up).
+	CPU       []cpuUse `json:"cpu_runs,omitempty"`
+	Unsettled int      `json:"unsettled_runs,omitempty"`
 
 	durations []time.Duration
 }
@@ -303,6 +308,10 @@ func writeTPCHTable(w io.Writer, rep *tpchReport) error {
 		}
 	}
 
+	if err := writeTPCHCPU(w, rep); err != nil {
+		return err
+	}
+
 	var fails []workloadError
 	for _, q := range rep.Queries {
 		for _, k := range tpchContenderKeys {
@@ -321,4 +330,39 @@ func writeTPCHTable(w io.Writer, rep *tpchReport) error {
 		fmt.Fprintf(w, "\nJSON report: %s\n", rep.JSONPath)
 	}
 	return nil
+}
+
+// writeTPCHCPU prints where the machine's CPU time went during each
+// contender's timed runs: pgfed runs inside pgfedbench's process, so for
+// pgfed the busy time beyond that process's is other processes' work
+// that competed with it.
+func writeTPCHCPU(w io.Writer, rep *tpchReport) error {
+	fmt.Fprintln(w, "\nCPU during the timed runs (sums over every run): wall, all processes' busy time, pgfedbench's own (pgfed itself, or another engine's client), steal by the hypervisor")
+	tw := newTabWriter(w)
+	fmt.Fprintln(tw, "contender\twall ms\tbusy ms\tpgfedbench ms\tsteal ms\tunsettled runs\t")
+	for _, k := range tpchContenderKeys {
+		var wall float64
+		var use cpuUse
+		unsettled, seen := 0, false
+		for _, q := range rep.Queries {
+			c := q.Results[k.key]
+			if c == nil || c.Timing == nil {
+				continue
+			}
+			seen = true
+			for _, r := range c.Timing.RunsMS {
+				wall += r
+			}
+			for _, u := range c.CPU {
+				use.BusyMS += u.BusyMS
+				use.SelfMS += u.SelfMS
+				use.StealMS += u.StealMS
+			}
+			unsettled += c.Unsettled
+		}
+		if seen {
+			fmt.Fprintf(tw, "%s\t%.0f\t%.0f\t%.0f\t%.0f\t%d\t\n", k.title, wall, use.BusyMS, use.SelfMS, use.StealMS, unsettled)
+		}
+	}
+	return tw.Flush()
 }
