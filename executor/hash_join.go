@@ -101,11 +101,14 @@ type hashJoin struct {
 	probeSrc  func(context.Context) (arrow.RecordBatch, error)
 	probeFile *spillFile // the probe side of the partition being joined
 	probeRead *spillReader
-	unmatched int // hjUnmatched: the next build row to look at
-	ready     []arrow.RecordBatch
-	spill     joinSpill
-	mem       reservation
-	in        *interrupter
+	// probeShared reads a claimed Parallel Hash partition's outer files
+	// (the shared build's, never closed here).
+	probeShared *sharedReader
+	unmatched   int // hjUnmatched: the next build row to look at
+	ready       []arrow.RecordBatch
+	spill       joinSpill
+	mem         reservation
+	in          *interrupter
 
 	// matchable is how many rows of the table have no NULL key, and
 	// innerMatched how many of them matched (right semi and right anti
@@ -125,8 +128,9 @@ type hashJoin struct {
 	// par is the build this copy of a Parallel Hash Join shares with the
 	// other participants of its Gather (parallel_hash.go); nil otherwise.
 	par         *sharedHash
-	tableShared bool  // j.table is par's: never released here
-	sharedPeak  int64 // the shared table's memory, for EXPLAIN
+	parShared   *parallelShared // the Gather's, which par is part of
+	tableShared bool            // j.table is par's: never released here
+	sharedPeak  int64           // the shared table's memory, for EXPLAIN
 
 	// rf publishes the build keys to the outer side's scans
 	// (runtime_filter.go); nil without a RuntimeFilter.
@@ -459,6 +463,10 @@ func (j *hashJoin) endProbeSource() {
 	if j.probeRead != nil {
 		j.probeRead.close()
 		j.probeRead = nil
+	}
+	if j.probeShared != nil {
+		j.probeShared.close()
+		j.probeShared = nil
 	}
 	if j.probeFile != nil {
 		j.probeFile.close()

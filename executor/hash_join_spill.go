@@ -64,16 +64,19 @@ type joinSpill struct {
 	sel          [joinFanout][]int32
 	scratch      keyScratch
 	// shared are the build partitions of a spilled Parallel Hash, written
-	// by all the participants (parallel_hash.go): read here, never closed.
+	// by all the participants (parallel_hash.go), while the outer side is
+	// partitioned by them: read here, never closed.
 	shared [joinFanout][]*spillFile
 }
 
 // joinPartition is a pair of spilled partitions to join; level is the
-// level by whose bits it splits, if it must. A Parallel Hash's build
-// partition is shared instead of build.
+// level by whose bits it splits, if it must. A claimed partition of a
+// Parallel Hash has shared files (every participant's) instead of build
+// and probe: parallel_hash_probe.go.
 type joinPartition struct {
 	build, probe *spillFile
 	shared       []*spillFile
+	sharedProbe  []*spillFile
 	level        int
 }
 
@@ -223,6 +226,9 @@ func (j *hashJoin) partitionProbe(ctx context.Context) error {
 	if err == io.EOF {
 		j.endProbeSource()
 		j.state = hjNextPartition
+		if j.sharedSplit() {
+			return nil // probeSharedSpill hands the files over
+		}
 		return j.queuePartitions()
 	}
 	if err != nil {
@@ -238,7 +244,14 @@ func (j *hashJoin) partitionProbe(ctx context.Context) error {
 	j.sel = nullRows
 	typ := j.plan.Type
 	if len(nullRows) > 0 && fillOuter(typ) && !j.dropNullOuter() {
-		j.ready = j.shape.outerRowsInPieces(j.ready, b, nullRows, j.ec.BatchSize)
+		if j.sharedSplit() {
+			// Returned when partition 0 is joined: they match nothing.
+			if err := j.writeRows(&s.probe[0], b, nullRows); err != nil {
+				return err
+			}
+		} else {
+			j.ready = j.shape.outerRowsInPieces(j.ready, b, nullRows, j.ec.BatchSize)
+		}
 	}
 	return j.writeGroups(&s.probe, b, func(p int) bool {
 		// Nothing in an empty build partition matches.
@@ -246,21 +259,25 @@ func (j *hashJoin) partitionProbe(ctx context.Context) error {
 	})
 }
 
+// sharedSplit reports whether the split being written is a Parallel
+// Hash's first, whose outer partitions all the participants share.
+func (j *hashJoin) sharedSplit() bool { return j.par != nil && j.spill.level == 0 }
+
 // queuePartitions ends the split's files and queues the pairs that can
 // give rows, partition 0 first.
 func (j *hashJoin) queuePartitions() error {
 	s := &j.spill
 	typ := j.plan.Type
 	for p := joinFanout - 1; p >= 0; p-- {
-		bf, pf, shared := s.build[p], s.probe[p], s.shared[p]
-		s.build[p], s.probe[p], s.shared[p] = nil, nil, nil
+		bf, pf := s.build[p], s.probe[p]
+		s.build[p], s.probe[p] = nil, nil
 		var err error
 		for _, f := range []*spillFile{bf, pf} {
 			if f != nil && err == nil {
 				err = f.finish()
 			}
 		}
-		if err != nil || (bf == nil && shared == nil && !fillOuter(typ)) || (pf == nil && !fillInner(typ)) {
+		if err != nil || (bf == nil && !fillOuter(typ)) || (pf == nil && !fillInner(typ)) {
 			if bf != nil {
 				bf.close()
 			}
@@ -272,7 +289,7 @@ func (j *hashJoin) queuePartitions() error {
 			}
 			continue
 		}
-		s.pending = append(s.pending, joinPartition{build: bf, probe: pf, shared: shared, level: s.level + 1})
+		s.pending = append(s.pending, joinPartition{build: bf, probe: pf, level: s.level + 1})
 	}
 	return nil
 }
@@ -283,6 +300,11 @@ func (j *hashJoin) queuePartitions() error {
 func (j *hashJoin) nextPartition(ctx context.Context) error {
 	j.releaseTable()
 	s := &j.spill
+	if len(s.pending) == 0 && j.par != nil {
+		if p, ok := j.claimPartition(); ok {
+			s.pending = append(s.pending, p)
+		}
+	}
 	if len(s.pending) == 0 {
 		j.state = hjDone
 		if s.nullBuild != nil {
@@ -312,6 +334,11 @@ func (j *hashJoin) nextPartition(ctx context.Context) error {
 		j.probeRead = r
 		j.probeSrc = func(context.Context) (arrow.RecordBatch, error) { return r.next() }
 	}
+	if p.sharedProbe != nil {
+		r := newSharedReader(p.sharedProbe)
+		j.probeShared = r
+		j.probeSrc = r.next
+	}
 	src := emptySource
 	if p.build != nil {
 		defer p.build.close()
@@ -330,6 +357,7 @@ func (j *hashJoin) nextPartition(ctx context.Context) error {
 		r := newSharedReader(p.shared)
 		defer r.close()
 		src, rows, bytes = r.next, r.rows, r.bytes
+		sharedBuildRowsRead.Add(rows)
 	}
 	split, err := j.build(ctx, src, p.level, rows, bytes)
 	if err != nil {

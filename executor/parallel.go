@@ -98,9 +98,10 @@ type parallelShared struct {
 	planned int
 	// hashes are the shared builds of Parallel Hash Joins
 	// (parallel_hash.go), and stealAll the Parallel Seq Scans below their
-	// Parallel Hashes, whose morsels any participant may take even under
-	// a Gather Merge: a participant that comes after the build has ended
-	// no longer reads the inner side.
+	// Parallel Hashes (and, once a build spilled, on their outer sides),
+	// whose morsels any participant may take even under a Gather Merge:
+	// a participant that comes after the build (or the spilled outer
+	// side's partitioning) has ended no longer reads that side.
 	hashes   map[int]*sharedHash
 	stealAll map[int]bool
 }
@@ -151,7 +152,7 @@ func (ps *parallelShared) scan(id int, batches func() []arrow.RecordBatch, morse
 	s := ps.scans[id]
 	if s == nil {
 		s = newParallelScan(batches(), morselRows, ps.participants)
-		s.ownedShares = ps.ownedShares && !ps.stealAll[id]
+		s.ownedShares.Store(ps.ownedShares && !ps.stealAll[id])
 		ps.scans[id] = s
 	}
 	return s
@@ -191,8 +192,10 @@ type parallelScan struct {
 	batches []arrow.RecordBatch // the snapshot, owned here
 	morsels []morsel
 	ranges  []scanRange
-	// ownedShares: steal only from started participants (Gather Merge).
-	ownedShares bool
+	// ownedShares: steal only from started participants (Gather Merge);
+	// cleared when a spilled Parallel Hash Join needs its outer side read
+	// to the end by whoever runs (parallel_hash_probe.go).
+	ownedShares atomic.Bool
 }
 
 type morsel struct {
@@ -237,7 +240,7 @@ func (s *parallelScan) claim(p int) arrow.RecordBatch {
 	}
 	for k := 1; k < len(s.ranges); k++ {
 		r := &s.ranges[(p+k)%len(s.ranges)]
-		if s.ownedShares && !r.started.Load() || r.next.Load() >= r.end {
+		if s.ownedShares.Load() && !r.started.Load() || r.next.Load() >= r.end {
 			continue
 		}
 		if i := r.next.Add(1) - 1; i < r.end {

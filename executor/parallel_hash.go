@@ -43,13 +43,11 @@ package executor
 // join spills by batches shared among the participants: every participant
 // writes its rows from then on (and those it holds) to partition files by
 // the top bits of the hash, as the serial join's first split; the last to
-// arrive writes the rows of builders still in memory. Then each
-// participant partitions its own outer rows, and joins them partition by
-// partition, reading the shared build files itself into a table of its
-// own (hash_mem each, splitting further if need be, hash_join_spill.go).
-// The inner side is still read once; the files once per participant.
-// Every match is within one partition pair, and no participant waits
-// after the build, so the spill is never wrong and never hangs.
+// arrive writes the rows of builders still in memory. Then the
+// participants partition their outer rows alike and share the partition
+// pairs out, each inner partition built into a table once, by the
+// participant that claims it (parallel_hash_probe.go). Every match is
+// within one partition pair.
 
 import (
 	"bufio"
@@ -104,6 +102,10 @@ type sharedHash struct {
 	filterOnce sync.Once
 	filter     *bloomFilter
 	filterErr  error
+
+	// probe is the spilled join's outer partitioning and the claiming of
+	// its partitions.
+	probe probeBarrier
 }
 
 // sharedHash returns the shared build of the Parallel Hash Join id.
@@ -116,13 +118,14 @@ func (ps *parallelShared) sharedHash(id int, budget int64, pool *MemoryPool) *sh
 	sh := ps.hashes[id]
 	if sh == nil {
 		sh = &sharedHash{budget: budget, done: make(chan struct{}), mem: reservation{pool: pool}}
+		sh.probe.done = make(chan struct{})
 		ps.hashes[id] = sh
 	}
 	return sh
 }
 
 // stealFrom lets any participant take any morsel of the Parallel Seq
-// Scans in p.
+// Scans in p, from now on.
 func (ps *parallelShared) stealFrom(p nodes.Plan) {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
@@ -132,6 +135,9 @@ func (ps *parallelShared) stealFrom(p nodes.Plan) {
 	nodes.Walk(p, func(q nodes.Plan) {
 		if s, ok := q.(*nodes.SeqScan); ok && s.Parallel {
 			ps.stealAll[s.ID] = true
+			if sc := ps.scans[s.ID]; sc != nil {
+				sc.ownedShares.Store(false)
+			}
 		}
 	})
 }
@@ -146,6 +152,7 @@ func (j *hashJoin) joinShared(ps *parallelShared) {
 	}
 	j.origBuckets = plannedBuckets(rows, usualHashMem(ec)*shares)
 	j.par = ps.sharedHash(p.ID, j.budget(0)*shares, ec.Memory)
+	j.parShared = ps
 	ps.stealFrom(p.Inner.Child)
 }
 
@@ -242,12 +249,13 @@ func (sh *sharedHash) release() {
 		bd.reset()
 	}
 	sh.parts = nil
+	sh.probe.release()
 	sh.mem.free()
 }
 
 // startShared is start for a Parallel Hash Join: the participant's part
-// of the shared build, then the probe of the shared table (or the
-// partitioning of its outer rows when the build spilled). The empty-outer
+// of the shared build, then the probe of the shared table (or, when the
+// build spilled, the partitioning of its outer rows: probeSharedSpill). The empty-outer
 // shortcut is not taken: no one participant knows the outer side empty.
 func (j *hashJoin) startShared(ctx context.Context) error {
 	var began time.Time
@@ -275,7 +283,6 @@ func (j *hashJoin) startShared(ctx context.Context) error {
 		j.spill.level, j.spill.fanout = 0, sh.fanout
 		j.spill.shared = sh.files
 		j.spill.batches += sh.fanout - 1
-		j.state = hjPartitionProbe
 	} else {
 		j.table, j.tableShared = sh.table, true
 		j.buckets = max(j.buckets, sh.buckets)
@@ -290,9 +297,13 @@ func (j *hashJoin) startShared(ctx context.Context) error {
 		j.state = hjDone // x NOT IN (... NULL ...) is never true
 		return nil
 	}
-	if sh.fanout == 0 {
-		j.afterBuild()
+	if sh.fanout > 0 {
+		// Whoever runs reads the outer side to its end before the
+		// partitions are joined: nobody keeps a share for a late owner.
+		j.parShared.stealFrom(j.plan.Outer)
+		return j.probeSharedSpill(ctx)
 	}
+	j.afterBuild()
 	return nil
 }
 
@@ -336,7 +347,7 @@ func (j *hashJoin) buildShared(ctx context.Context) (err error) {
 	left := true // it left without arriving or without finalizing
 	defer func() {
 		if left {
-			sh.finish(buildFailure(ctx, err))
+			sh.finish(leftFailure(ctx, err, "build"))
 		}
 	}()
 	spilled, err := j.readShare(ctx)
@@ -364,18 +375,6 @@ func (j *hashJoin) buildShared(ctx context.Context) (err error) {
 		return err
 	}
 	return sh.failure()
-}
-
-// buildFailure is the error a participant fails the build with when it
-// leaves it early: its own error, else the context's (a cancel's panic).
-func buildFailure(ctx context.Context, err error) error {
-	if err != nil {
-		return err
-	}
-	if ctx.Err() != nil {
-		return CtxError(ctx)
-	}
-	return pgerr.Internal("executor: a participant left a Parallel Hash build")
 }
 
 // readShare reads this participant's share of the inner side into j.bld,

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand"
+	"sync"
 	"testing"
 	"time"
 
@@ -183,11 +184,17 @@ func TestParallelHashJoin(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
+					readBefore := sharedBuildRowsRead.Load()
 					got, err := drainChecked(t, op, 256)
 					if err != nil {
 						t.Fatal(err)
 					}
 					exec.AssertSize(t, 0)
+					// Spilled, each build partition became a table once,
+					// by one participant: the inner rows with a key.
+					if read := sharedBuildRowsRead.Load() - readBefore; read > keyedRows(innerRows) {
+						t.Errorf("%d rows read back from the shared build partitions, more than the %d spilled", read, keyedRows(innerRows))
+					}
 					sameRows(t, "rows", got, phRef(c, outerRows, innerRows))
 					noTempFiles(t, dir)
 					scan, hash := stats.Node(is.ID), stats.Node(hj.Inner.ID)
@@ -219,6 +226,17 @@ func TestParallelHashJoin(t *testing.T) {
 		inner.Replace(nil)
 	}
 	mem.AssertSize(t, 0)
+}
+
+// keyedRows counts the rows with a key, the ones a join's build keeps.
+func keyedRows(rows [][]any) int64 {
+	n := int64(0)
+	for _, r := range rows {
+		if r[0] != nil {
+			n++
+		}
+	}
+	return n
 }
 
 // TestParallelHashBuildsOnce: the same join parallel-oblivious reads the
@@ -253,12 +271,14 @@ func TestParallelHashBuildsOnce(t *testing.T) {
 }
 
 // lateCopy holds a participant's copy back until the shared build of
-// join id is over, as a worker the scheduler starts late.
+// join id is over (or, with afterProbe, until the outer side of its
+// spilled build is partitioned), as a worker the scheduler starts late.
 type lateCopy struct {
 	Operator
-	ec     *ExecContext
-	id     int
-	waited bool
+	ec         *ExecContext
+	id         int
+	afterProbe bool
+	waited     bool
 }
 
 func (l *lateCopy) Next(ctx context.Context) (arrow.RecordBatch, error) {
@@ -267,8 +287,12 @@ func (l *lateCopy) Next(ctx context.Context) (arrow.RecordBatch, error) {
 		l.ec.parallel.mu.Lock()
 		sh := l.ec.parallel.hashes[l.id]
 		l.ec.parallel.mu.Unlock()
+		done := sh.done
+		if l.afterProbe {
+			done = sh.probe.done
+		}
 		select {
-		case <-sh.done:
+		case <-done:
 		case <-ctx.Done():
 			return nil, CtxError(ctx)
 		case <-time.After(testTimeout):
@@ -289,42 +313,56 @@ func TestParallelHashLateParticipants(t *testing.T) {
 	outer, inner := phTable(mem, "o", outerRows, 400), phTable(mem, "i", innerRows, 250)
 	defer outer.Replace(nil)
 	defer inner.Replace(nil)
-	for _, late := range []string{"workers", "leader"} {
-		for _, ownedShares := range []bool{false, true} {
-			t.Run(fmt.Sprintf("late %s/owned shares %v", late, ownedShares), func(t *testing.T) {
-				c := phCase{typ: nodes.JoinLeft}
-				os, is := phScans(outer, inner, true)
-				g, hj := phJoin(c, os, is, true, 2, true)
-				stats := instrument.NewStats(nodes.Number(g), false)
-				ec := phConfigs[0].context(stats, "")
-				gop, err := newGather(g, ec)
-				if err != nil {
-					t.Fatal(err)
-				}
-				ga := gop.(*gatherOp)
-				ga.build = func(p nodes.Plan, pec *ExecContext) (Operator, error) {
-					if ownedShares {
-						pec.parallel.ownedShares = true // as under a Gather Merge
-					}
-					op, err := Build(p, pec)
-					if err != nil || (late == "workers") == (pec.participant == 0) {
-						return op, err
-					}
-					return &lateCopy{Operator: op, ec: pec, id: hj.ID}, nil
-				}
-				got, err := drainChecked(t, ga, 256)
-				if err != nil {
-					t.Fatal(err)
-				}
-				sameRows(t, "rows", got, phRef(c, outerRows, innerRows))
-				if scan := stats.Node(is.ID); scan.Rows != int64(len(innerRows)) {
-					t.Errorf("inner scan rows %d, want %d", scan.Rows, len(innerRows))
-				}
-				if hash := stats.Node(hj.Inner.ID); hash.Loops != 3 {
-					t.Errorf("Hash loops %d, want 3", hash.Loops)
-				}
-			})
+	want := phRef(phCase{typ: nodes.JoinLeft}, outerRows, innerRows)
+	type lateness struct {
+		name  string
+		cfg   phConfig
+		probe bool // late until the spilled join's outer side is partitioned
+	}
+	for _, when := range []lateness{{"build", phConfigs[0], false}, {"spilled build", phConfigs[4], false}, {"spilled probe", phConfigs[4], true}} {
+		for _, late := range []string{"workers", "leader"} {
+			for _, ownedShares := range []bool{false, true} {
+				t.Run(fmt.Sprintf("late after %s/late %s/owned shares %v", when.name, late, ownedShares), func(t *testing.T) {
+					testLateParticipants(t, want, len(innerRows), outer, inner, when.cfg, late, ownedShares, when.probe)
+				})
+			}
 		}
+	}
+}
+
+func testLateParticipants(t *testing.T, want [][]any, innerRows int, outer, inner *storage.Table, cfg phConfig, late string, ownedShares, afterProbe bool) {
+	c := phCase{typ: nodes.JoinLeft}
+	os, is := phScans(outer, inner, true)
+	g, hj := phJoin(c, os, is, true, 2, true)
+	stats := instrument.NewStats(nodes.Number(g), false)
+	ec := cfg.context(stats, t.TempDir())
+	gop, err := newGather(g, ec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ga := gop.(*gatherOp)
+	ga.build = func(p nodes.Plan, pec *ExecContext) (Operator, error) {
+		if ownedShares {
+			pec.parallel.mu.Lock()          // the workers started may be scanning
+			pec.parallel.ownedShares = true // as under a Gather Merge
+			pec.parallel.mu.Unlock()
+		}
+		op, err := Build(p, pec)
+		if err != nil || (late == "workers") == (pec.participant == 0) {
+			return op, err
+		}
+		return &lateCopy{Operator: op, ec: pec, id: hj.ID, afterProbe: afterProbe}, nil
+	}
+	got, err := drainChecked(t, ga, 256)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameRows(t, "rows", got, want)
+	if scan := stats.Node(is.ID); scan.Rows != int64(innerRows) {
+		t.Errorf("inner scan rows %d, want %d", scan.Rows, innerRows)
+	}
+	if hash := stats.Node(hj.Inner.ID); hash.Loops != 3 {
+		t.Errorf("Hash loops %d, want 3", hash.Loops)
 	}
 }
 
@@ -545,4 +583,118 @@ func TestParallelHashRuntimeFilter(t *testing.T) {
 			})
 		}
 	}
+}
+
+// TestParallelHashProbeFailure: with the build spilled, an error or a
+// cancel in one participant's outer partitioning wakes the participants
+// waiting at the probe barrier (the leader among them); the Gather
+// returns that error and nothing is left running or open.
+func TestParallelHashProbeFailure(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	mem := checkedAlloc(t)
+	r := rand.New(rand.NewSource(17))
+	inner := phTable(mem, "i", phRows(r, 4000, 300), 400)
+	defer inner.Replace(nil)
+	boom := pgerr.New(pgerr.DivisionByZero, "division by zero")
+	for _, how := range []string{"error", "cancel"} {
+		t.Run(how, func(t *testing.T) {
+			s := stub(field("a", types.Int8T), field("b", types.Int8T))
+			_, is := phScans(inner, inner, true)
+			g, _ := phJoin(phCase{typ: nodes.JoinLeft}, s, is, true, 2, true)
+			// Participants 0 and 1 finish their outer rows once 2 is in
+			// its share (so that all three are attached), and arrive; 2
+			// fails once they wait.
+			gate, others := exectest.NewGate(), exectest.NewGate()
+			outers := make([]*exectest.Op, 3)
+			for i := range outers {
+				steps := []exectest.Step{{Batch: abBatch(mem, []any{int64(1), int64(2), nil}, []any{int64(i), int64(i), int64(i)})}}
+				if i < 2 {
+					steps = append(steps, exectest.Step{Pending: others})
+				}
+				if i == 2 {
+					last := exectest.Step{Pending: gate, Err: boom}
+					if how == "cancel" {
+						last = exectest.Step{Pending: gate, Batch: abBatch(mem, []any{int64(3)}, []any{int64(3)})}
+					}
+					steps = append(steps, last)
+				}
+				outers[i] = exectest.New(nil, fmt.Sprint("outer", i), steps...)
+			}
+			ec := &ExecContext{BatchSize: 256, Workers: &WorkerPool{}, MaxParallelWorkers: 8, DebugSpill: true, TempDir: t.TempDir()}
+			gop, err := newGather(g, ec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ga := gop.(*gatherOp)
+			var mu sync.Mutex
+			var shared *parallelShared
+			ga.build = func(p nodes.Plan, pec *ExecContext) (Operator, error) {
+				mu.Lock()
+				shared = pec.parallel
+				mu.Unlock()
+				return buildWithFakes(t, p, pec, map[*nodes.Result]Operator{s: outers[pec.participant]}), nil
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+			defer cancel()
+			go func() {
+				select {
+				case <-gate.Reached():
+				case <-ctx.Done():
+					return
+				}
+				others.Release()
+				// Let the other two arrive at the probe barrier.
+				for probeArrived(&mu, &shared) < 2 {
+					if ctx.Err() != nil {
+						return
+					}
+					time.Sleep(time.Millisecond)
+				}
+				if how == "cancel" {
+					cancel()
+				} else {
+					gate.Release()
+				}
+			}()
+			if err = ga.Open(ctx); err == nil {
+				for err == nil {
+					var b arrow.RecordBatch
+					if b, err = ga.Next(ctx); b != nil {
+						b.Release()
+					}
+				}
+			}
+			if cerr := ga.Close(); cerr != nil {
+				t.Errorf("Close: %v", cerr)
+			}
+			want := pgerr.DivisionByZero
+			if how == "cancel" {
+				want = pgerr.QueryCanceled
+			}
+			if pgerr.Code(err) != want {
+				t.Errorf("error %v, want %s", err, want)
+			}
+			wantNoViolations(t, outers...)
+		})
+	}
+}
+
+// probeArrived is how many participants arrived at the probe barrier of
+// the one Parallel Hash Join of *shared (set under mu).
+func probeArrived(mu *sync.Mutex, shared **parallelShared) int {
+	mu.Lock()
+	ps := *shared
+	mu.Unlock()
+	if ps == nil {
+		return 0
+	}
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	n := 0
+	for _, sh := range ps.hashes {
+		sh.probe.mu.Lock()
+		n = sh.probe.arrived
+		sh.probe.mu.Unlock()
+	}
+	return n
 }
