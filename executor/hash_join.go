@@ -309,7 +309,7 @@ func (j *hashJoin) produce(ctx context.Context) (arrow.RecordBatch, error) {
 					j.endProbeSource()
 					j.state = hjNextPartition
 					if innerMatches(typ) {
-						j.state, j.unmatched = hjUnmatched, 0
+						j.toUnmatched()
 					}
 					continue
 				}
@@ -581,7 +581,7 @@ func (j *hashJoin) probeStep() (arrow.RecordBatch, error) {
 			return nil, nil
 		}
 		out, err := j.joinPairs(oi, ii)
-		if err == nil && typ.OwnRowsAreInner() && j.innerMatched == j.matchable {
+		if err == nil && typ.OwnRowsAreInner() && j.allMatched() {
 			j.probedEnough()
 		}
 		return out, err
@@ -622,7 +622,25 @@ func (j *hashJoin) probeStep() (arrow.RecordBatch, error) {
 func (j *hashJoin) probedEnough() {
 	j.probe.release()
 	j.endProbeSource()
+	j.toUnmatched()
+}
+
+// toUnmatched ends the probe of a join that returns inner rows by their
+// matches: they come next, unless the table is shared, where the last
+// participant to finish probing returns them all (parallel_hash.go).
+func (j *hashJoin) toUnmatched() {
 	j.state, j.unmatched = hjUnmatched, 0
+	if j.tableShared && !j.par.lastProber() {
+		j.state = hjNextPartition
+	}
+}
+
+// allMatched reports whether every matchable row of the table matched.
+func (j *hashJoin) allMatched() bool {
+	if j.tableShared {
+		return j.par.innerMatched.Load() == j.par.matchable
+	}
+	return j.innerMatched == j.matchable
 }
 
 // dropNullOuter: outer rows with a NULL key are not returned (NOT IN
@@ -665,7 +683,11 @@ func (j *hashJoin) joinPairs(oi, ii []int32) (arrow.RecordBatch, error) {
 		}
 	}
 	if t.matched != nil {
-		j.innerMatched += t.matched.setNew(ii)
+		if j.tableShared {
+			j.par.innerMatched.Add(int64(t.matched.setNewShared(ii)))
+		} else {
+			j.innerMatched += t.matched.setNew(ii)
+		}
 	}
 	if oneSide || len(oi) == 0 {
 		if pairs != nil {

@@ -10,6 +10,8 @@ package executor
 // rows alone, while its JoinFilter still reads pairs.
 
 import (
+	"sync/atomic"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/pgfed/pgfed/nodes"
@@ -172,6 +174,23 @@ func newBitmap(n int) bitmap    { return make(bitmap, (n+63)/64) }
 func (m bitmap) set(i int32)    { m[i>>6] |= 1 << (uint(i) & 63) }
 func (m bitmap) has(i int) bool { return m[i>>6]&(1<<(uint(i)&63)) != 0 }
 func (m bitmap) bytes() int64   { return int64(len(m)) * 8 }
+
+// setNewShared is setNew for a bitmap other goroutines set at once (a
+// Parallel Hash's shared table): each bit is counted by the one that set
+// it.
+func (m bitmap) setNewShared(idx []int32) int {
+	added := 0
+	for _, i := range idx {
+		w, b := i>>6, uint64(1)<<(uint(i)&63)
+		if atomic.LoadUint64(&m[w])&b != 0 {
+			continue
+		}
+		if atomic.OrUint64(&m[w], b)&b == 0 {
+			added++
+		}
+	}
+	return added
+}
 
 // setNew adds idx to m and returns how many of them were not in it.
 func (m bitmap) setNew(idx []int32) int {

@@ -33,10 +33,19 @@ package executor
 // cancel, a panic) fails the build, which wakes the others with its error:
 // no participant waits forever, whatever the others do.
 //
-// NULL keys: the inner side's NULL-keyed rows are dropped (right and full
-// joins, which keep them, are never parallel, as in PostgreSQL 15), but
-// whether there were any, and whether there were rows at all, is summed
-// over the participants: NOT IN's rules depend on the whole inner side.
+// NULL keys: the inner side's NULL-keyed rows are dropped, except by
+// joins that return unmatched inner rows, but whether there were any,
+// and whether there were rows at all, is summed over the participants:
+// NOT IN's rules depend on the whole inner side.
+//
+// Right, full, right semi and right anti joins (PostgreSQL 16's parallel
+// right and full hash joins): the participants set the shared table's
+// match flags atomically, and the last of them to finish its probe
+// returns the inner rows by the flags, alone, so that nobody waits for
+// anybody after the build; their outer sides' scans are stealable, so
+// that when the last prober finishes, the outer side has been read.
+// Spilled, each partition is joined by one participant, which returns its
+// inner rows by its own table's flags.
 //
 // Memory: the builders count together against hash_mem x (planned workers
 // + 1), PostgreSQL's combined hash_mem for a Parallel Hash. Past it, the
@@ -106,6 +115,41 @@ type sharedHash struct {
 	// probe is the spilled join's outer partitioning and the claiming of
 	// its partitions.
 	probe probeBarrier
+
+	// A join that returns inner rows by their matches (right, full,
+	// right semi, right anti) sets the shared table's match flags from
+	// every participant; the last of the probers (those attached to the
+	// probe, under mu) returns the rows by them, so that nobody waits.
+	// innerMatched counts the flags set, against the table's matchable
+	// rows, to end the probe of a right semi or anti join early.
+	probers       int
+	probersClosed bool
+	innerMatched  atomic.Int64
+	matchable     int64
+}
+
+// attachProber counts the caller among the probers of the shared table;
+// false once the last has finished (the outer side is read).
+func (sh *sharedHash) attachProber() bool {
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	if sh.probersClosed {
+		return false
+	}
+	sh.probers++
+	return true
+}
+
+// lastProber counts the caller's probe finished; true for the last.
+func (sh *sharedHash) lastProber() bool {
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	sh.probers--
+	if sh.probers > 0 {
+		return false
+	}
+	sh.probersClosed = true
+	return true
 }
 
 // sharedHash returns the shared build of the Parallel Hash Join id.
@@ -154,6 +198,11 @@ func (j *hashJoin) joinShared(ps *parallelShared) {
 	j.par = ps.sharedHash(p.ID, j.budget(0)*shares, ec.Memory)
 	j.parShared = ps
 	ps.stealFrom(p.Inner.Child)
+	if innerMatches(p.Type) {
+		// The inner rows come out once the outer side is read to its
+		// end: nobody keeps a share for a late owner.
+		ps.stealFrom(p.Outer)
+	}
 }
 
 // attach reports whether the build is still under way, counting the
@@ -303,6 +352,13 @@ func (j *hashJoin) startShared(ctx context.Context) error {
 		j.parShared.stealFrom(j.plan.Outer)
 		return j.probeSharedSpill(ctx)
 	}
+	if innerMatches(j.plan.Type) && !sh.attachProber() {
+		// The others have read the outer side and returned the inner
+		// rows by their matches.
+		j.endProbeSource()
+		j.state = hjDone
+		return nil
+	}
 	j.afterBuild()
 	return nil
 }
@@ -414,7 +470,7 @@ func (j *hashJoin) readShare(ctx context.Context) (bool, error) {
 			}
 			continue
 		}
-		if b, err = j.addBuild(b, false, 0); err != nil {
+		if b, err = j.addBuild(b, fillInner(j.plan.Type), 0); err != nil {
 			return false, err
 		}
 		if b == nil {
@@ -484,6 +540,7 @@ func (j *hashJoin) finalizeShared() error {
 		return j.spillParts(parts)
 	}
 	merged := mergeBuilders(parts, len(j.forms))
+	sh.matchable = int64(merged.rows - merged.nullKeys())
 	t, buckets, err := j.tableOf(&merged, j.origBuckets)
 	if err != nil {
 		merged.reset()
@@ -540,6 +597,10 @@ func mergeBuilders(parts []*tableBuilder, nkeys int) tableBuilder {
 	for _, bd := range parts {
 		out.batches = append(out.batches, bd.batches...)
 		out.hashes = append(out.hashes, bd.hashes...)
+		// Joins that return unmatched inner rows keep NULL-keyed ones,
+		// and a flag per row in every builder.
+		out.nullKey = append(out.nullKey, bd.nullKey...)
+		out.anyNull = out.anyNull || bd.anyNull
 		out.rows += bd.rows
 		out.bytes += bd.bytes
 		for c := range out.keys {

@@ -189,7 +189,8 @@ func (j *hashJoin) claimPartition() (joinPartition, bool) {
 			break
 		}
 		build, outer := sh.files[p], sh.probe.files[p]
-		if len(outer) == 0 || (build == nil && !fillOuter(j.plan.Type)) {
+		typ := j.plan.Type
+		if (len(outer) == 0 && (build == nil || !fillInner(typ))) || (build == nil && !fillOuter(typ)) {
 			continue
 		}
 		return joinPartition{shared: build, sharedProbe: outer, level: 1}, true

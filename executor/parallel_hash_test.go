@@ -55,7 +55,8 @@ type phCase struct {
 }
 
 func (c phCase) String() string {
-	s := map[nodes.JoinType]string{nodes.JoinInner: "inner", nodes.JoinLeft: "left", nodes.JoinSemi: "semi", nodes.JoinAnti: "anti"}[c.typ]
+	s := map[nodes.JoinType]string{nodes.JoinInner: "inner", nodes.JoinLeft: "left", nodes.JoinSemi: "semi", nodes.JoinAnti: "anti",
+		nodes.JoinRight: "right", nodes.JoinFull: "full", nodes.JoinRightSemi: "right semi", nodes.JoinRightAnti: "right anti"}[c.typ]
 	if c.filter {
 		s += "+filter"
 	}
@@ -70,6 +71,11 @@ var phCases = []phCase{
 	{typ: nodes.JoinInner, filter: true}, {typ: nodes.JoinLeft, filter: true},
 	{typ: nodes.JoinSemi, filter: true}, {typ: nodes.JoinAnti, filter: true},
 	{typ: nodes.JoinAnti, nullAware: true},
+	// Joins that return inner rows by their matches share the table's
+	// match flags; the last participant to finish probing returns them.
+	{typ: nodes.JoinRight}, {typ: nodes.JoinFull}, {typ: nodes.JoinRightSemi}, {typ: nodes.JoinRightAnti},
+	{typ: nodes.JoinRight, filter: true}, {typ: nodes.JoinFull, filter: true},
+	{typ: nodes.JoinRightSemi, filter: true}, {typ: nodes.JoinRightAnti, filter: true},
 }
 
 // phJoin is a Parallel Hash Join of outer and inner on a (with the
@@ -83,8 +89,12 @@ func phJoin(c phCase, outer nodes.Plan, inner nodes.Plan, parallel bool, workers
 	if c.filter {
 		hj.JoinFilter = cmpOp("<", col(1, types.Int8T), col(3, types.Int8T))
 	}
-	hj.Out = outer.Base().Out
-	if !c.typ.OwnRowsAreOuter() {
+	switch {
+	case c.typ.OwnRowsAreOuter():
+		hj.Out = outer.Base().Out
+	case c.typ.OwnRowsAreInner():
+		hj.Out = inner.Base().Out
+	default:
 		hj.Out = append(append([]nodes.Field(nil), outer.Base().Out...), inner.Base().Out...)
 	}
 	g := &nodes.Gather{Child: hj, Workers: workers, LeaderParticipates: leader}
@@ -111,14 +121,15 @@ func phRef(c phCase, outer, inner [][]any) [][]any {
 		}
 	}
 	var out [][]any
+	innerHit := make([]bool, len(inner))
 	for _, o := range outer {
 		hit := false
-		for _, i := range inner {
+		for k, i := range inner {
 			if o[0] == nil || i[0] == nil || o[0] != i[0] || (c.filter && o[1].(int64) >= i[1].(int64)) {
 				continue
 			}
-			hit = true
-			if !c.typ.OwnRowsAreOuter() {
+			hit, innerHit[k] = true, true
+			if !c.typ.OwnRowsAreOuter() && !c.typ.OwnRowsAreInner() {
 				out = append(out, []any{o[0], o[1], i[0], i[1]})
 			}
 		}
@@ -127,8 +138,16 @@ func phRef(c phCase, outer, inner [][]any) [][]any {
 			out = append(out, o)
 		case c.typ == nodes.JoinAnti && !hit && !(c.nullAware && o[0] == nil && len(inner) > 0):
 			out = append(out, o)
-		case c.typ == nodes.JoinLeft && !hit:
+		case (c.typ == nodes.JoinLeft || c.typ == nodes.JoinFull) && !hit:
 			out = append(out, []any{o[0], o[1], nil, nil})
+		}
+	}
+	for k, i := range inner {
+		switch {
+		case c.typ == nodes.JoinRightSemi && innerHit[k], c.typ == nodes.JoinRightAnti && !innerHit[k]:
+			out = append(out, i)
+		case (c.typ == nodes.JoinRight || c.typ == nodes.JoinFull) && !innerHit[k]:
+			out = append(out, []any{nil, nil, i[0], i[1]})
 		}
 	}
 	return out
@@ -313,25 +332,31 @@ func TestParallelHashLateParticipants(t *testing.T) {
 	outer, inner := phTable(mem, "o", outerRows, 400), phTable(mem, "i", innerRows, 250)
 	defer outer.Replace(nil)
 	defer inner.Replace(nil)
-	want := phRef(phCase{typ: nodes.JoinLeft}, outerRows, innerRows)
 	type lateness struct {
 		name  string
 		cfg   phConfig
 		probe bool // late until the spilled join's outer side is partitioned
+		typ   nodes.JoinType
 	}
-	for _, when := range []lateness{{"build", phConfigs[0], false}, {"spilled build", phConfigs[4], false}, {"spilled probe", phConfigs[4], true}} {
+	wants := map[nodes.JoinType][][]any{}
+	for _, typ := range []nodes.JoinType{nodes.JoinLeft, nodes.JoinRight} {
+		wants[typ] = phRef(phCase{typ: typ}, outerRows, innerRows)
+	}
+	for _, when := range []lateness{{"build", phConfigs[0], false, nodes.JoinLeft}, {"spilled build", phConfigs[4], false, nodes.JoinLeft},
+		{"spilled probe", phConfigs[4], true, nodes.JoinLeft}, {"build, right join", phConfigs[0], false, nodes.JoinRight},
+		{"spilled probe, right join", phConfigs[4], true, nodes.JoinRight}} {
 		for _, late := range []string{"workers", "leader"} {
 			for _, ownedShares := range []bool{false, true} {
 				t.Run(fmt.Sprintf("late after %s/late %s/owned shares %v", when.name, late, ownedShares), func(t *testing.T) {
-					testLateParticipants(t, want, len(innerRows), outer, inner, when.cfg, late, ownedShares, when.probe)
+					testLateParticipants(t, when.typ, wants[when.typ], len(innerRows), outer, inner, when.cfg, late, ownedShares, when.probe)
 				})
 			}
 		}
 	}
 }
 
-func testLateParticipants(t *testing.T, want [][]any, innerRows int, outer, inner *storage.Table, cfg phConfig, late string, ownedShares, afterProbe bool) {
-	c := phCase{typ: nodes.JoinLeft}
+func testLateParticipants(t *testing.T, typ nodes.JoinType, want [][]any, innerRows int, outer, inner *storage.Table, cfg phConfig, late string, ownedShares, afterProbe bool) {
+	c := phCase{typ: typ}
 	os, is := phScans(outer, inner, true)
 	g, hj := phJoin(c, os, is, true, 2, true)
 	stats := instrument.NewStats(nodes.Number(g), false)

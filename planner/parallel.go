@@ -203,6 +203,9 @@ func partialScan(p nodes.Plan, pp parallelParams) (nodes.Plan, int) {
 	}
 	switch n := p.(type) {
 	case *nodes.HashJoin:
+		if ph, w := sharedMatchJoin(n, pp); ph != nil {
+			return ph, w
+		}
 		if u := unswappedJoin(n); u != nil {
 			if spillsShared(u.Inner.Child, pp) {
 				return nil, 0
@@ -290,6 +293,33 @@ func unswappedJoin(j *nodes.HashJoin) *nodes.HashJoin {
 		})
 	}
 	return u
+}
+
+// sharedMatchJoin is the Parallel Hash form of a join that returns inner
+// rows by their matches (right, full, right semi, right anti): its
+// participants probe one shared table with their shares of the outer
+// side, setting its match flags, and the last of them to finish returns
+// the inner rows by them, as PostgreSQL 16's parallel right and full hash
+// joins do. Both sides must have partial forms; nil otherwise.
+func sharedMatchJoin(j *nodes.HashJoin, pp parallelParams) (nodes.Plan, int) {
+	matches := j.Type == nodes.JoinRight || j.Type == nodes.JoinFull || j.Type.OwnRowsAreInner()
+	if !matches || !pp.enableHash || j.PassKeys != nil || !parallelSafe(j.Inner.Child) || hasGather(j.Inner.Child) {
+		return nil, 0
+	}
+	outer, workers := partialScan(j.Outer, pp)
+	if outer == nil {
+		return nil, 0
+	}
+	inner, _ := partialScan(j.Inner.Child, pp)
+	if inner == nil {
+		return nil, 0
+	}
+	h := *j.Inner
+	h.Child, h.Parallel = inner, true
+	ph := *j
+	ph.Outer, ph.Inner, ph.Parallel = outer, &h, true
+	estimateShare(&ph, divisor(workers, pp.leader))
+	return &ph, workers
 }
 
 // spillsShared reports whether a shared table of build's rows would
