@@ -288,12 +288,7 @@ func (sh *sharedHash) release() {
 		sh.table.release()
 		sh.table = nil
 	}
-	for p, fs := range sh.files {
-		for _, f := range fs {
-			f.close()
-		}
-		sh.files[p] = nil
-	}
+	closeParts(&sh.files)
 	for _, bd := range sh.parts {
 		bd.reset()
 	}
@@ -412,7 +407,7 @@ func (j *hashJoin) buildShared(ctx context.Context) (err error) {
 	}
 	share := buildShare{innerSeen: j.innerSeen, innerNull: j.innerNull}
 	if spilled {
-		if share.files, err = j.handOverFiles(); err != nil {
+		if share.files, err = handOver(&j.spill.build); err != nil {
 			return err
 		}
 	} else {
@@ -505,11 +500,11 @@ func (sh *sharedHash) notePeak(n int64) {
 	sh.mu.Unlock()
 }
 
-// handOverFiles finishes this participant's build partition files and
+// handOver finishes the partition files *from of this participant and
 // takes them out of its hands (the shared build closes them).
-func (j *hashJoin) handOverFiles() ([joinFanout]*spillFile, error) {
-	files := j.spill.build
-	j.spill.build = [joinFanout]*spillFile{}
+func handOver(from *[joinFanout]*spillFile) ([joinFanout]*spillFile, error) {
+	files := *from
+	*from = [joinFanout]*spillFile{}
 	for _, f := range files {
 		if f == nil {
 			continue
@@ -571,7 +566,7 @@ func (j *hashJoin) spillParts(parts []*tableBuilder) error {
 			return err
 		}
 	}
-	files, err := j.handOverFiles()
+	files, err := handOver(&j.spill.build)
 	if err != nil {
 		return err
 	}

@@ -114,12 +114,15 @@ func (pb *probeBarrier) wait(ctx context.Context) error {
 	return pb.err
 }
 
-func (pb *probeBarrier) release() {
-	for p, fs := range pb.files {
+func (pb *probeBarrier) release() { closeParts(&pb.files) }
+
+// closeParts closes and forgets the files of every partition.
+func closeParts(parts *[joinFanout][]*spillFile) {
+	for p, fs := range parts {
 		for _, f := range fs {
 			f.close()
 		}
-		pb.files[p] = nil
+		parts[p] = nil
 	}
 }
 
@@ -141,7 +144,7 @@ func (j *hashJoin) probeSharedSpill(ctx context.Context) (err error) {
 				return err
 			}
 		}
-		files, err := j.finishProbeFiles()
+		files, err := handOver(&j.spill.probe)
 		if err != nil {
 			return err
 		}
@@ -155,28 +158,6 @@ func (j *hashJoin) probeSharedSpill(ctx context.Context) (err error) {
 	}
 	j.state = hjNextPartition
 	return nil
-}
-
-// finishProbeFiles finishes the outer partition files this participant
-// wrote and takes them out of its hands; the level-0 split is over.
-func (j *hashJoin) finishProbeFiles() ([joinFanout]*spillFile, error) {
-	s := &j.spill
-	files := s.probe
-	s.probe = [joinFanout]*spillFile{}
-	for _, f := range files {
-		if f == nil {
-			continue
-		}
-		if err := f.finish(); err != nil {
-			for _, g := range files {
-				if g != nil {
-					g.close()
-				}
-			}
-			return [joinFanout]*spillFile{}, err
-		}
-	}
-	return files, nil
 }
 
 // claimPartition takes the next partition of a spilled shared build that
