@@ -190,7 +190,7 @@ func (a *aggOp) addSelected(b arrow.RecordBatch, sel []int32) error {
 	if a.plan.Strategy == nodes.AggHashed {
 		a.spill.startBatch(a, len(sel))
 		var err error
-		if groups, err = a.assignGroupArrays(keys); err != nil {
+		if groups, err = a.assignGroupsSelected(keys, sel); err != nil {
 			return err
 		}
 		if a.spill.full {
@@ -224,8 +224,30 @@ func (a *aggOp) addCopy(b arrow.RecordBatch, sel []int32) error {
 	return a.addBatch(c)
 }
 
-// evalSelected evaluates the keys and every aggregate's arguments over b
-// and keeps the rows sel; ok is false when an evaluation failed.
+// assignGroupsSelected is assignGroupArrays for the rows sel of keys,
+// which the group table reads in place; other keys are compacted first.
+func (a *aggOp) assignGroupsSelected(keys []arrow.Array, sel []int32) ([]int32, error) {
+	if !a.useTable || a.table == nil || !a.table.fitsArrays(keys) {
+		taken := make([]arrow.Array, len(keys))
+		for i, k := range keys {
+			taken[i] = takeArray(k, sel)
+		}
+		defer releaseAll(taken)
+		return a.assignGroupArrays(taken)
+	}
+	if cap(a.groupBuf) < len(sel) {
+		a.groupBuf = make([]int32, len(sel))
+	}
+	groups := a.groupBuf[:len(sel)]
+	a.table.loadSelected(keys, sel)
+	a.table.assign(a, groups)
+	a.table.keepFirstRowsSelected(keys, sel)
+	return groups, nil
+}
+
+// evalSelected evaluates the keys (every row of b) and every aggregate's
+// arguments over b, keeping the arguments' rows sel; ok is false when an
+// evaluation failed.
 func (a *aggOp) evalSelected(b arrow.RecordBatch, sel []int32) ([]arrow.Array, []selectedArgs, bool) {
 	var keys []arrow.Array
 	for _, ev := range a.keys {
@@ -233,8 +255,7 @@ func (a *aggOp) evalSelected(b arrow.RecordBatch, sel []int32) ([]arrow.Array, [
 		if err != nil {
 			return keys, nil, false
 		}
-		keys = append(keys, takeArray(arr, sel))
-		arr.Release()
+		keys = append(keys, arr)
 	}
 	args := make([]selectedArgs, len(a.states))
 	for i, st := range a.states {

@@ -122,14 +122,27 @@ func (t *groupTable) fitsArrays(keys []arrow.Array) bool {
 }
 
 // load normalizes and hashes the keys of a batch.
-func (t *groupTable) load(keys []arrow.Array) {
+func (t *groupTable) load(keys []arrow.Array) { t.loadSelected(keys, nil) }
+
+// loadSelected is load for the rows sel of keys (all of them when sel is
+// nil), read in place: row r of the loaded batch is row sel[r].
+func (t *groupTable) loadSelected(keys []arrow.Array, sel []int32) {
 	n := keys[0].Len()
+	if sel != nil {
+		n = len(sel)
+	}
 	t.rowNulls = t.rowNulls[:0]
 	anyNull := false
 	for c, arr := range keys {
 		k := &t.in[c]
-		if arr.NullN() == 0 {
+		switch {
+		case arr.NullN() > 0:
+		case sel == nil:
 			k.load(arr, t.forms[c])
+			continue
+		default:
+			k.reset()
+			k.appendSelected(arr, t.forms[c], sel)
 			continue
 		}
 		if !anyNull {
@@ -137,10 +150,14 @@ func (t *groupTable) load(keys []arrow.Array) {
 			anyNull = true
 		}
 		k.reset()
-		k.appendFrom(arr, t.forms[c])
+		k.appendSelected(arr, t.forms[c], sel)
 		valid := validity(arr)
 		for r := 0; r < n; r++ {
-			if !isValid(valid, r) {
+			row := r
+			if sel != nil {
+				row = int(sel[r])
+			}
+			if !isValid(valid, row) {
 				t.rowNulls[r] |= 1 << c
 				if t.forms[c].kind == keyWords {
 					k.words[r] = 0 // NULLs are equal: one word for all
@@ -306,6 +323,15 @@ func (t *groupTable) grow() {
 		}
 		t.slots[i] = s
 	}
+}
+
+// keepFirstRowsSelected is keepFirstRows for a batch loaded by
+// loadSelected: the new groups' rows are sel's.
+func (t *groupTable) keepFirstRowsSelected(keys []arrow.Array, sel []int32) {
+	for i, r := range t.newRows {
+		t.newRows[i] = sel[r]
+	}
+	t.keepFirstRows(keys)
 }
 
 // keepFirstRows keeps the batch's new groups' first rows of the columns

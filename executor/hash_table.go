@@ -124,14 +124,7 @@ func (k *keyVec) appendFrom(arr arrow.Array, f keyForm) {
 	case *array.String:
 		for i := 0; i < n; i++ {
 			if a.IsValid(i) {
-				switch f.t.ID {
-				case types.Numeric:
-					k.data = appendNumericKey(k.data, a.Value(i))
-				case types.Bpchar:
-					k.data = append(k.data, trimSpaces(a.Value(i))...)
-				default:
-					k.data = append(k.data, a.Value(i)...)
-				}
+				k.data = appendStringKey(k.data, a.Value(i), f)
 			}
 			k.offs = append(k.offs, len(k.data))
 		}
@@ -145,6 +138,52 @@ func (k *keyVec) appendFrom(arr arrow.Array, f keyForm) {
 		}
 	default:
 		panic(errJoinKeyType(arr.DataType()))
+	}
+}
+
+// appendStringKey appends text key s in its normalized form.
+func appendStringKey(data []byte, s string, f keyForm) []byte {
+	switch f.t.ID {
+	case types.Numeric:
+		return appendNumericKey(data, s)
+	case types.Bpchar:
+		return append(data, trimSpaces(s)...)
+	}
+	return append(data, s...)
+}
+
+// appendSelected appends the rows sel of arr (all of them when sel is
+// nil), read in place; NULL rows hold an arbitrary value.
+func (k *keyVec) appendSelected(arr arrow.Array, f keyForm, sel []int32) {
+	if sel == nil {
+		k.appendFrom(arr, f)
+		return
+	}
+	if len(k.offs) == 0 {
+		k.offs = append(k.offs, 0)
+	}
+	switch a := arr.(type) {
+	case *array.Int64, *array.Timestamp:
+		vals := valuesOf[int64](a)
+		for _, r := range sel {
+			k.words = append(k.words, vals[r])
+		}
+	case *array.Int32, *array.Date32:
+		vals := valuesOf[int32](a)
+		for _, r := range sel {
+			k.words = append(k.words, int64(vals[r]))
+		}
+	case *array.String:
+		for _, r := range sel {
+			if a.IsValid(int(r)) {
+				k.data = appendStringKey(k.data, a.Value(int(r)), f)
+			}
+			k.offs = append(k.offs, len(k.data))
+		}
+	default: // the rarer kinds: compacted first
+		taken := takeArray(arr, sel)
+		k.appendFrom(taken, f)
+		taken.Release()
 	}
 }
 
