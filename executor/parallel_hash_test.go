@@ -416,7 +416,6 @@ func TestParallelHashBuildFailure(t *testing.T) {
 	r := rand.New(rand.NewSource(9))
 	outer := phTable(mem, "o", phRows(r, 4000, 100), 400)
 	defer outer.Replace(nil)
-	boom := pgerr.New(pgerr.DivisionByZero, "division by zero")
 	for _, how := range []string{"error", "cancel"} {
 		t.Run(how, func(t *testing.T) {
 			s := stub(field("a", types.Int8T), field("b", types.Int8T))
@@ -425,21 +424,9 @@ func TestParallelHashBuildFailure(t *testing.T) {
 			// Participants 0 and 1 go on once 2 is in its share, so that
 			// all three are attached when 2 fails.
 			gate, others := exectest.NewGate(), exectest.NewGate()
-			inners := make([]*exectest.Op, 3)
-			for i := range inners {
-				steps := []exectest.Step{{Batch: abBatch(mem, []any{int64(1), int64(2)}, []any{int64(i), int64(i)})}}
-				if i < 2 {
-					steps = append(steps, exectest.Step{Pending: others})
-				}
-				if i == 2 {
-					last := exectest.Step{Pending: gate, Err: boom}
-					if how == "cancel" {
-						last = exectest.Step{Pending: gate, Batch: abBatch(mem, []any{int64(3)}, []any{int64(3)})}
-					}
-					steps = append(steps, last)
-				}
-				inners[i] = exectest.New(nil, fmt.Sprint("inner", i), steps...)
-			}
+			inners := failingCopies(mem, "inner", how, gate, others, func(i int) arrow.RecordBatch {
+				return abBatch(mem, []any{int64(1), int64(2)}, []any{int64(i), int64(i)})
+			})
 			ga := gatedGather(t, g, s, inners)
 			ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 			defer cancel()
@@ -451,31 +438,9 @@ func TestParallelHashBuildFailure(t *testing.T) {
 				}
 				others.Release()
 				time.Sleep(10 * time.Millisecond) // let them arrive and wait
-				if how == "cancel" {
-					cancel()
-				} else {
-					gate.Release()
-				}
+				failNow(how, gate, cancel)
 			}()
-			var err error
-			if err = ga.Open(ctx); err == nil {
-				for err == nil {
-					var b arrow.RecordBatch
-					if b, err = ga.Next(ctx); b != nil {
-						b.Release()
-					}
-				}
-			}
-			if cerr := ga.Close(); cerr != nil {
-				t.Errorf("Close: %v", cerr)
-			}
-			want := pgerr.DivisionByZero
-			if how == "cancel" {
-				want = pgerr.QueryCanceled
-			}
-			if pgerr.Code(err) != want {
-				t.Errorf("error %v, want %s", err, want)
-			}
+			wantFailure(t, ctx, ga, how)
 			for _, f := range inners {
 				if _, _, closes := f.Counts(); closes > 1 {
 					t.Errorf("%s closed %d times", f.Name, closes)
@@ -620,7 +585,6 @@ func TestParallelHashProbeFailure(t *testing.T) {
 	r := rand.New(rand.NewSource(17))
 	inner := phTable(mem, "i", phRows(r, 4000, 300), 400)
 	defer inner.Replace(nil)
-	boom := pgerr.New(pgerr.DivisionByZero, "division by zero")
 	for _, how := range []string{"error", "cancel"} {
 		t.Run(how, func(t *testing.T) {
 			s := stub(field("a", types.Int8T), field("b", types.Int8T))
@@ -630,21 +594,9 @@ func TestParallelHashProbeFailure(t *testing.T) {
 			// its share (so that all three are attached), and arrive; 2
 			// fails once they wait.
 			gate, others := exectest.NewGate(), exectest.NewGate()
-			outers := make([]*exectest.Op, 3)
-			for i := range outers {
-				steps := []exectest.Step{{Batch: abBatch(mem, []any{int64(1), int64(2), nil}, []any{int64(i), int64(i), int64(i)})}}
-				if i < 2 {
-					steps = append(steps, exectest.Step{Pending: others})
-				}
-				if i == 2 {
-					last := exectest.Step{Pending: gate, Err: boom}
-					if how == "cancel" {
-						last = exectest.Step{Pending: gate, Batch: abBatch(mem, []any{int64(3)}, []any{int64(3)})}
-					}
-					steps = append(steps, last)
-				}
-				outers[i] = exectest.New(nil, fmt.Sprint("outer", i), steps...)
-			}
+			outers := failingCopies(mem, "outer", how, gate, others, func(i int) arrow.RecordBatch {
+				return abBatch(mem, []any{int64(1), int64(2), nil}, []any{int64(i), int64(i), int64(i)})
+			})
 			ec := &ExecContext{BatchSize: 256, Workers: &WorkerPool{}, MaxParallelWorkers: 8, DebugSpill: true, TempDir: t.TempDir()}
 			gop, err := newGather(g, ec)
 			if err != nil {
@@ -675,30 +627,9 @@ func TestParallelHashProbeFailure(t *testing.T) {
 					}
 					time.Sleep(time.Millisecond)
 				}
-				if how == "cancel" {
-					cancel()
-				} else {
-					gate.Release()
-				}
+				failNow(how, gate, cancel)
 			}()
-			if err = ga.Open(ctx); err == nil {
-				for err == nil {
-					var b arrow.RecordBatch
-					if b, err = ga.Next(ctx); b != nil {
-						b.Release()
-					}
-				}
-			}
-			if cerr := ga.Close(); cerr != nil {
-				t.Errorf("Close: %v", cerr)
-			}
-			want := pgerr.DivisionByZero
-			if how == "cancel" {
-				want = pgerr.QueryCanceled
-			}
-			if pgerr.Code(err) != want {
-				t.Errorf("error %v, want %s", err, want)
-			}
+			wantFailure(t, ctx, ga, how)
 			wantNoViolations(t, outers...)
 		})
 	}
@@ -722,4 +653,56 @@ func probeArrived(mu *sync.Mutex, shared **parallelShared) int {
 		sh.probe.mu.Unlock()
 	}
 	return n
+}
+
+// failingCopies are three participants' scripted inputs: each returns
+// first(i); 0 and 1 then wait for others and end; 2 waits for gate, then
+// fails with a division by zero, or, for how == "cancel", would return
+// one more batch (the test cancels it while it waits).
+func failingCopies(mem memory.Allocator, name, how string, gate, others *exectest.Gate, first func(i int) arrow.RecordBatch) []*exectest.Op {
+	ops := make([]*exectest.Op, 3)
+	for i := range ops {
+		steps := []exectest.Step{{Batch: first(i)}}
+		if i < 2 {
+			steps = append(steps, exectest.Step{Pending: others})
+		} else if how == "cancel" {
+			steps = append(steps, exectest.Step{Pending: gate, Batch: abBatch(mem, []any{int64(3)}, []any{int64(3)})})
+		} else {
+			steps = append(steps, exectest.Step{Pending: gate, Err: pgerr.New(pgerr.DivisionByZero, "division by zero")})
+		}
+		ops[i] = exectest.New(nil, fmt.Sprint(name, i), steps...)
+	}
+	return ops
+}
+
+// failNow makes the waiting participant fail: its error, or a cancel.
+func failNow(how string, gate *exectest.Gate, cancel context.CancelFunc) {
+	if how == "cancel" {
+		cancel()
+	} else {
+		gate.Release()
+	}
+}
+
+// wantFailure drains ga and checks that it failed as how says and
+// closed cleanly.
+func wantFailure(t *testing.T, ctx context.Context, ga *gatherOp, how string) {
+	t.Helper()
+	err := ga.Open(ctx)
+	for err == nil {
+		var b arrow.RecordBatch
+		if b, err = ga.Next(ctx); b != nil {
+			b.Release()
+		}
+	}
+	if cerr := ga.Close(); cerr != nil {
+		t.Errorf("Close: %v", cerr)
+	}
+	want := pgerr.DivisionByZero
+	if how == "cancel" {
+		want = pgerr.QueryCanceled
+	}
+	if pgerr.Code(err) != want {
+		t.Errorf("error %v, want %s", err, want)
+	}
 }
