@@ -212,6 +212,10 @@ func TestCorpusThroughForeignTables(t *testing.T) {
 				if skip[name] && !all {
 					t.Skip("listed in testdata/logic/known_failing_foreign.txt")
 				}
+				// Each file has a database and a pgfed of its own, and
+				// spends much of its time waiting on PostgreSQL: files run
+				// side by side (as many as -parallel allows).
+				t.Parallel()
 				if err := cluster.CreateDatabase(ctx, dbname); err != nil {
 					t.Fatal(err)
 				}
