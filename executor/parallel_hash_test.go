@@ -210,9 +210,14 @@ func TestParallelHashJoin(t *testing.T) {
 					}
 					exec.AssertSize(t, 0)
 					// Spilled, each build partition became a table once,
-					// by one participant: the inner rows with a key.
-					if read := sharedBuildRowsRead.Load() - readBefore; read > keyedRows(innerRows) {
-						t.Errorf("%d rows read back from the shared build partitions, more than the %d spilled", read, keyedRows(innerRows))
+					// by one participant: the inner rows with a key (the
+					// regular outer side has rows in every partition), not
+					// once per participant, and not never (no fallback;
+					// NOT IN over an inner side with a NULL is over at once).
+					read, want := sharedBuildRowsRead.Load()-readBefore, keyedRows(innerRows)
+					spilled := (cfg.debugSpill || cfg.workMem > 0) && !c.nullAware
+					if read > want || (spilled && sz.name == "regular" && read != want) {
+						t.Errorf("%d rows read back from the shared build partitions, want the %d spilled, once", read, want)
 					}
 					sameRows(t, "rows", got, phRef(c, outerRows, innerRows))
 					noTempFiles(t, dir)
