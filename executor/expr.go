@@ -13,6 +13,7 @@ package executor
 // not divide by zero, as in PostgreSQL.
 
 import (
+	"math/bits"
 	"slices"
 	"testing"
 
@@ -328,27 +329,36 @@ func (e *boolEval) evalAndOr(b arrow.RecordBatch, first *array.Boolean) (arrow.A
 	first.Release()
 	var open []int32
 	for k, arg := range e.args[1:] {
-		open = undecidedRows(decided, n, open[:0])
-		if len(open) == 0 {
+		undecided := n - bitutil.CountSetBits(decided, 0, n)
+		if undecided == 0 {
 			break
 		}
-		var arr arrow.Array
-		var err error
-		if len(open) == n {
-			arr, err = arg.eval(b)
-		} else {
-			sub := takeReadColumns(b, open, e.reads[k+1])
-			arr, err = arg.eval(sub)
-			sub.Release()
+		if undecided < n && 4*undecided >= n {
+			all, ok, err := evalOnAll(arg, b)
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				absorbAll(all, isAnd, decided, sawNull)
+				all.Release()
+				continue
+			}
 		}
+		if undecided == n {
+			arr, err := arg.eval(b)
+			if err != nil {
+				return nil, err
+			}
+			absorbAll(arr.(*array.Boolean), isAnd, decided, sawNull)
+			arr.Release()
+			continue
+		}
+		open = undecidedRows(decided, n, open[:0])
+		arr, err := evalOnRows(arg, b, open, e.reads[k+1])
 		if err != nil {
 			return nil, err
 		}
-		if len(open) == n {
-			absorbAll(arr.(*array.Boolean), isAnd, decided, sawNull)
-		} else {
-			absorbRows(arr.(*array.Boolean), open, isAnd, decided, sawNull)
-		}
+		absorbRows(arr.(*array.Boolean), open, isAnd, decided, sawNull)
 		arr.Release()
 	}
 	// Decided rows have their value; the others are NULL if an argument
@@ -407,13 +417,12 @@ func absorbRows(arr *array.Boolean, rows []int32, isAnd bool, decided, sawNull [
 // decided, skipping settled bytes whole.
 func undecidedRows(decided []byte, n int, rows []int32) []int32 {
 	for j, d := range decided {
-		if d == 0xFF {
-			continue
-		}
-		for i := j * 8; i < j*8+8 && i < n; i++ {
-			if d&(1<<(i&7)) == 0 {
-				rows = append(rows, int32(i))
+		for open := ^d; open != 0; open &= open - 1 {
+			i := j*8 + bits.TrailingZeros8(open)
+			if i >= n {
+				return rows
 			}
+			rows = append(rows, int32(i))
 		}
 	}
 	return rows

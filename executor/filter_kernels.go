@@ -298,8 +298,13 @@ func setOf[K comparable](vs []K) map[K]struct{} {
 
 // result turns the rows found in the list into IN's (or NOT IN's) value.
 func (e *constInList) result(found []byte, arg arrow.Array) arrow.Array {
-	n := arg.Len()
 	valid, nulls := andValidity(arg)
+	return e.resultOf(found, arg.Len(), valid, nulls)
+}
+
+// resultOf is result for n rows of the argument's validity valid (nil:
+// no NULLs) with nulls NULLs.
+func (e *constInList) resultOf(found []byte, n int, valid []byte, nulls int) *array.Boolean {
 	if e.not {
 		for i := range found {
 			found[i] = ^found[i]
@@ -545,37 +550,109 @@ func (e *intConstCompare) eval(b arrow.RecordBatch) (arrow.Array, error) {
 }
 
 // compareWithConst sets bit i of out where vals[i] compared with c has an
-// outcome in want; each operator has its own loop.
+// outcome in want; each operator has its own loop, writing a byte of
+// eight outcomes at a time without branches.
 func compareWithConst[T int16 | int32 | int64](vals []T, c int64, want uint8, out []byte) {
-	set := func(i int, ok bool) {
-		if ok {
-			out[i>>3] |= 1 << (i & 7)
-		}
-	}
 	switch want {
 	case 0b001:
-		for i, v := range vals {
-			set(i, int64(v) < c)
-		}
+		packBits(vals, out, func(v T) bool { return int64(v) < c })
 	case 0b011:
-		for i, v := range vals {
-			set(i, int64(v) <= c)
-		}
+		packBits(vals, out, func(v T) bool { return int64(v) <= c })
 	case 0b100:
-		for i, v := range vals {
-			set(i, int64(v) > c)
-		}
+		packBits(vals, out, func(v T) bool { return int64(v) > c })
 	case 0b110:
-		for i, v := range vals {
-			set(i, int64(v) >= c)
-		}
+		packBits(vals, out, func(v T) bool { return int64(v) >= c })
 	case 0b010:
-		for i, v := range vals {
-			set(i, int64(v) == c)
-		}
+		packBits(vals, out, func(v T) bool { return int64(v) == c })
 	default:
-		for i, v := range vals {
-			set(i, int64(v) != c)
+		packBits(vals, out, func(v T) bool { return int64(v) != c })
+	}
+}
+
+// packBits sets bit i of out to test(vals[i]), eight bits to a byte
+// (test is inlined into each instantiation's loop).
+func packBits[T any](vals []T, out []byte, test func(T) bool) {
+	for j := 0; j < len(vals); j += 8 {
+		chunk := vals[j:min(j+8, len(vals))]
+		var m byte
+		for t, v := range chunk {
+			m |= bit(test(v)) << t
 		}
+		out[j>>3] = m
+	}
+}
+
+// bit is 1 for true, 0 for false.
+func bit(b bool) byte {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// intColumnsCompare compares two integer, date or timestamp columns of
+// one type (TPC-H's l_commitdate < l_receiptdate); a rowsEvaluator.
+type intColumnsCompare struct {
+	l, r evaluator
+	want uint8
+	t    types.T
+}
+
+// compileIntColumnsCompare is x when both sides are columns of one
+// integer-like type.
+func compileIntColumnsCompare(x *nodes.OpExpr, l, r evaluator) (evaluator, bool) {
+	t := x.Left.Type()
+	if !filterKernels || !intLike(t) || x.Right.Type().ID != t.ID || !isPlainColumn(l) || !isPlainColumn(r) {
+		return nil, false
+	}
+	return &intColumnsCompare{l: l, r: r, want: cmpWant(x.Op), t: t}, true
+}
+
+// columns is the two columns of b compared.
+func (e *intColumnsCompare) columns(b arrow.RecordBatch) (l, r arrow.Array, err error) {
+	if l, err = e.l.eval(b); err != nil {
+		return nil, nil, err
+	}
+	if r, err = e.r.eval(b); err != nil {
+		l.Release()
+		return nil, nil, err
+	}
+	return l, r, nil
+}
+
+func (e *intColumnsCompare) eval(b arrow.RecordBatch) (arrow.Array, error) {
+	l, r, err := e.columns(b)
+	if err != nil {
+		return nil, err
+	}
+	defer l.Release()
+	defer r.Release()
+	n := l.Len()
+	bits := make([]byte, bitutil.BytesForBits(int64(n)))
+	switch e.t.ID {
+	case types.Int2:
+		compareColumns(valuesOf[int16](l), valuesOf[int16](r), e.want, bits)
+	case types.Int4, types.Date:
+		compareColumns(valuesOf[int32](l), valuesOf[int32](r), e.want, bits)
+	default:
+		compareColumns(valuesOf[int64](l), valuesOf[int64](r), e.want, bits)
+	}
+	valid, nulls := andValidity(l, r)
+	return newBoolArray(bits, n, valid, nulls), nil
+}
+
+// compareColumns sets bit i of out where l[i] compared with r[i] has an
+// outcome in want.
+func compareColumns[T int16 | int32 | int64](l, r []T, want uint8, out []byte) {
+	r = r[:len(l)]
+	lt, eq, gt := want&1 != 0, want&2 != 0, want&4 != 0
+	for j := 0; j < len(l); j += 8 {
+		end := min(j+8, len(l))
+		var m byte
+		for i := j; i < end; i++ {
+			a, c := l[i], r[i]
+			m |= bit((a < c && lt) || (a == c && eq) || (a > c && gt)) << (i - j)
+		}
+		out[j>>3] = m
 	}
 }

@@ -241,6 +241,8 @@ func TestFilterKernelsChosen(t *testing.T) {
 		{&nodes.Cast{Arg: col(3, types.DateT), T: types.TimestampT}, "*executor.dateToTimestampEval"},
 		{cmpOp("<=", &nodes.Cast{Arg: col(3, types.DateT), T: types.TimestampT}, lit(int64(9000)*86400e6, types.TimestampT)), "*executor.dateConstCompare"},
 		{cmpOp("=", col(0, char10), col(0, char10)), "*executor.binaryEval"},
+		{cmpOp("<", col(3, types.DateT), col(3, types.DateT)), "*executor.intColumnsCompare"},
+		{cmpOp("<", col(3, types.DateT), &nodes.Cast{Arg: col(6, types.TimestampT), T: types.DateT}), "*executor.binaryEval"},
 	} {
 		ec := &ExecContext{}
 		ev, err := compileNode(tc.e, ec)

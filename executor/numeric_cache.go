@@ -81,6 +81,19 @@ func keepScaled(arr *array.String, v *scaledVec) {
 	}, key)
 }
 
+// keptOrKeepable is whether arr's vector is kept, or would be once
+// parsed (arr is stored and the cache has room for it): parsing all of
+// such an array is paid once, not per statement.
+func keptOrKeepable(arr *array.String) bool {
+	if _, ok := cachedScaled(arr); ok {
+		return true
+	}
+	if _, stored := numericStored.Load(weak.Make(arr)); !stored {
+		return false
+	}
+	return numericCacheBytes.Load()+int64(arr.Len())*8 <= numericCacheLimit
+}
+
 // bytes is the memory v holds.
 func (v *scaledVec) bytes() int64 {
 	n := int64(cap(v.vals))*8 + int64(cap(v.scales))*4 + int64(cap(v.valid)) + int64(cap(v.exact))*8

@@ -145,6 +145,14 @@ type scaledColumns struct {
 	vecs  map[int]*scaledVec
 }
 
+// has is whether column idx of b has been parsed.
+func (c *scaledColumns) has(b arrow.RecordBatch, idx int) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, ok := c.vecs[idx]
+	return ok && c.batch == b
+}
+
 // get is column idx of b, parsed by parse on the first request.
 func (c *scaledColumns) get(b arrow.RecordBatch, idx int, parse func() (*scaledVec, error)) (*scaledVec, error) {
 	c.mu.Lock()

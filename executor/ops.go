@@ -123,6 +123,9 @@ func compileOp(x *nodes.OpExpr, ec *ExecContext) (evaluator, error) {
 		if cmp, ok := compileIntConstCompare(x, l, r); ok {
 			return cmp, nil
 		}
+		if cmp, ok := compileIntColumnsCompare(x, l, r); ok {
+			return cmp, nil
+		}
 	}
 	return &binaryEval{l: l, r: r, kernel: kernel}, nil
 }

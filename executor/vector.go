@@ -6,6 +6,7 @@ package executor
 
 import (
 	"fmt"
+	"math/bits"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -123,6 +124,21 @@ func makeBatch(schema *arrow.Schema, cols []arrow.Array, n int) arrow.RecordBatc
 	return b
 }
 
+// appendSetRows appends to sel the indexes below n of the bits set in
+// bm, a byte of bitmap at a time.
+func appendSetRows(sel []int32, bm []byte, n int) []int32 {
+	for j, d := range bm[:bitutil.BytesForBits(int64(n))] {
+		for ; d != 0; d &= d - 1 {
+			i := j*8 + bits.TrailingZeros8(d)
+			if i >= n {
+				return sel
+			}
+			sel = append(sel, int32(i))
+		}
+	}
+	return sel
+}
+
 // selection returns the indexes of the rows where mask is true (NULL counts
 // as false), or nil and all=true when every row is selected.
 func selection(mask *array.Boolean) (sel []int32, all bool) {
@@ -130,17 +146,14 @@ func selection(mask *array.Boolean) (sel []int32, all bool) {
 	if mask.NullN() == 0 {
 		bits := mask.Data().Buffers()[1].Bytes()
 		off := mask.Data().Offset()
-		cnt := 0
-		for i := 0; i < n; i++ {
-			j := i + off
-			if bits[j>>3]&(1<<(j&7)) != 0 {
-				cnt++
-			}
-		}
+		cnt := bitutil.CountSetBits(bits, off, n)
 		if cnt == n {
 			return nil, true
 		}
 		sel = make([]int32, 0, cnt)
+		if off == 0 {
+			return appendSetRows(sel, bits, n), false
+		}
 		for i := 0; i < n; i++ {
 			j := i + off
 			if bits[j>>3]&(1<<(j&7)) != 0 {
