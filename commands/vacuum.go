@@ -54,7 +54,7 @@ func Vacuum(env *Env, st *pg.VacuumStmt) (*Result, error) {
 	}
 	if analyze {
 		for _, t := range tables {
-			t.Stats()
+			t.Analyze()
 		}
 	}
 	return &Result{Tag: tag}, nil

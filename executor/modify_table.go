@@ -444,8 +444,10 @@ func (m *modifyTable) rewriteLeaves() {
 			continue
 		}
 		var kept []arrow.RecordBatch
+		removed := 0
 		for i, b := range l.snapshot {
 			gone := l.deleted[i]
+			removed += len(gone)
 			switch {
 			case len(gone) == 0:
 				b.Retain()
@@ -454,7 +456,7 @@ func (m *modifyTable) rewriteLeaves() {
 				kept = append(kept, takeBatch(b, keptRows(int(b.NumRows()), gone)))
 			}
 		}
-		m.ec.View.Writes().Rewrite(l.t, kept, l.seen)
+		m.ec.View.Writes().Rewrite(l.t, kept, l.seen, removed)
 	}
 }
 

@@ -209,7 +209,7 @@ func modify(t *testing.T, mem memory.Allocator, v *View, tbl *Table, match func(
 			kept = append(kept, intBatch(mem, tbl, left...))
 		}
 	}
-	v.Writes().Rewrite(tbl, kept, seen)
+	v.Writes().Rewrite(tbl, kept, seen, len(ctids))
 	return len(ctids)
 }
 
@@ -503,7 +503,7 @@ func TestRewriteCutsMergedAppend(t *testing.T) {
 	bs[0].Retain()
 	releaseBatches(bs)
 	v.Release()
-	w.Rewrite(tbl, kept, seen)
+	w.Rewrite(tbl, kept, seen, 1)
 	if got := ownValues(w, tbl); !equal(got, []int64{1, 20, 3, 40}) {
 		t.Errorf("after the rewrite: %v, want [1 20 3 40]", got)
 	}

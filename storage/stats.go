@@ -1,7 +1,8 @@
 package storage
 
-// Column statistics for the planner's estimates, kept by the table and
-// recomputed lazily after a write: the fraction of NULLs, the number of
+// Column statistics for the planner's estimates, kept by the table,
+// computed by ANALYZE or when the planner asks after enough rows changed
+// (autoanalyze, below): the fraction of NULLs, the number of
 // distinct values, the most common values and a histogram per column,
 // from a sample of up to statsSampleRows rows (PostgreSQL's ANALYZE samples 300 x default_statistics_target =
 // 30,000 rows the same way).
@@ -63,37 +64,76 @@ type sampledValue struct {
 	count int
 }
 
+// Autoanalyze: statistics are recomputed when more rows changed since
+// they were computed than PostgreSQL's autovacuum waits for before it
+// analyzes a table (autovacuum_analyze_threshold +
+// autovacuum_analyze_scale_factor x rows), not after every write: a
+// single-row write to a large table must not cost a pass over its rows.
+const (
+	analyzeThreshold   = 50
+	analyzeScaleFactor = 0.1
+)
+
 // Stats returns the column statistics of t's own rows (nil for a table
-// without rows), computing them if a write invalidated them.
+// without rows), computing them if none were, or if too many rows changed
+// since. Distinct counts that were a large share of the rows (more than a
+// tenth, as ANALYZE stores them as a fraction) grow and shrink with the
+// table until then.
 func (t *Table) Stats() []ColumnStats {
 	t.mu.RLock()
-	st := t.stats
+	st, statsRows, changes, rows := t.stats, t.statsRows, t.changes, t.latestLocked().rows
 	t.mu.RUnlock()
-	if st != nil {
-		return st
+	if st != nil && float64(changes) <= analyzeThreshold+analyzeScaleFactor*float64(statsRows) {
+		return scaleDistinct(st, statsRows, rows)
 	}
-	batches := t.Snapshot()
-	defer func() {
-		for _, b := range batches {
-			b.Release()
-		}
-	}()
-	var total int64
-	for _, b := range batches {
-		total += b.NumRows()
-	}
-	if total == 0 {
+	return t.Analyze()
+}
+
+// Analyze computes t's column statistics now (ANALYZE) and returns them.
+func (t *Table) Analyze() []ColumnStats {
+	t.mu.RLock()
+	v, changes := t.latestLocked(), t.changes
+	batches := retained(v.batches)
+	t.mu.RUnlock()
+	defer releaseBatches(batches)
+	if v.rows == 0 {
+		t.mu.Lock()
+		t.stats, t.statsRows, t.changes = nil, 0, t.changes-changes
+		t.mu.Unlock()
 		return nil
 	}
-	st = make([]ColumnStats, len(t.Columns))
-	sample := sampleRows(total)
+	st := make([]ColumnStats, len(t.Columns))
+	sample := sampleRows(v.rows)
 	for c, col := range t.Columns {
-		st[c] = columnStats(batches, c, col.Type.ID == types.Numeric, sample, total)
+		st[c] = columnStats(batches, c, col.Type.ID == types.Numeric, sample, v.rows)
 	}
 	t.mu.Lock()
-	t.stats = st
+	t.stats, t.statsRows, t.changes = st, v.rows, t.changes-changes
 	t.mu.Unlock()
 	return st
+}
+
+// scaleDistinct returns st for a table of rows rows, computed when it
+// had statsRows: distinct counts above a tenth of the rows scale with
+// them (PostgreSQL's negative stadistinct).
+func scaleDistinct(st []ColumnStats, statsRows, rows int64) []ColumnStats {
+	if rows == statsRows || rows == 0 {
+		return st
+	}
+	var out []ColumnStats
+	for i, c := range st {
+		if c.NDistinct <= 0.1*float64(statsRows) {
+			continue
+		}
+		if out == nil {
+			out = slices.Clone(st)
+		}
+		out[i].NDistinct = math.Max(1, c.NDistinct*float64(rows)/float64(statsRows))
+	}
+	if out == nil {
+		return st
+	}
+	return out
 }
 
 // columnStats computes column c's statistics from the sampled rows of

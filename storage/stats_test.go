@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"context"
 	"math"
 	"testing"
 
@@ -9,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/pgfed/pgfed/types"
+	"github.com/pgfed/pgfed/xact"
 )
 
 // TestColumnStats checks the distinct and NULL estimates on small (fully
@@ -115,5 +117,69 @@ func TestMCVsAndHistogram(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestStatsRecomputedAfterEnoughChanges checks autoanalyze's rule: the
+// statistics of a table stay as computed until more than 50 + 10% of its
+// rows were inserted or deleted by commits since (a rolled-back
+// transaction changes nothing), while ANALYZE recomputes them at once;
+// distinct counts that grow with the table are scaled meanwhile.
+func TestStatsRecomputedAfterEnoughChanges(t *testing.T) {
+	mem := memory.DefaultAllocator
+	tbl := intTable("t")
+	tbl.Append(intBatch(mem, tbl, seq(1, 1000)...))
+	first := tbl.Stats()
+	if first == nil || first[0].NDistinct != 1000 {
+		t.Fatalf("stats of 1000 distinct rows: %+v", first)
+	}
+	// Scaling copies the column entries but shares their histograms: a
+	// histogram that is not the one before was computed anew.
+	histogram := func(st []ColumnStats) *StatValue {
+		if len(st) == 0 || len(st[0].Histogram) == 0 {
+			return nil
+		}
+		return &st[0].Histogram[0]
+	}
+	for _, step := range []struct {
+		name      string
+		write     func(w *WriteSet)
+		rollback  bool
+		analyze   bool
+		recompute bool
+		distinct  float64
+	}{
+		{"100 inserted rows", func(w *WriteSet) { w.Append(tbl, intBatch(mem, tbl, seq(1001, 1100)...)) }, false, false, false, 1100},
+		{"rolled back", func(w *WriteSet) { w.Append(tbl, intBatch(mem, tbl, seq(2001, 2100)...)) }, true, false, false, 1100},
+		{"50 more: 150 of 1000 changed", func(w *WriteSet) { w.Append(tbl, intBatch(mem, tbl, seq(1101, 1150)...)) }, false, false, false, 1150},
+		{"one more", func(w *WriteSet) { w.Append(tbl, intBatch(mem, tbl, 1151)) }, false, false, true, 1151},
+		{"ANALYZE without changes", nil, false, true, true, 1151},
+		{"truncated", func(w *WriteSet) { w.Truncate(tbl); w.Append(tbl, intBatch(mem, tbl, seq(1, 300)...)) }, false, false, true, 300},
+	} {
+		before := tbl.Stats()
+		if step.write != nil {
+			w := NewWriteSet()
+			if err := w.Lock(context.Background(), []*Table{tbl}, 0); err != nil {
+				t.Fatal(err)
+			}
+			step.write(w)
+			if step.rollback {
+				if err := w.OnXact(context.Background(), xact.Abort); err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				commit(t, w)
+			}
+		}
+		if step.analyze {
+			tbl.Analyze()
+		}
+		after := tbl.Stats()
+		if recomputed := histogram(before) != histogram(after); recomputed != step.recompute {
+			t.Errorf("%s: statistics recomputed %v, want %v", step.name, recomputed, step.recompute)
+		}
+		if got := after[0].NDistinct; math.Abs(got-step.distinct) > 0.5 {
+			t.Errorf("%s: NDistinct %v, want %v", step.name, got, step.distinct)
+		}
 	}
 }

@@ -57,7 +57,13 @@ type Table struct {
 	// versions are the table's contents as of commits, oldest first (see
 	// mvcc.go); the last is the current one.
 	versions []tableVersion
-	stats    []ColumnStats // nil until computed, reset by writes
+	// Statistics (stats.go): computed from the version current then,
+	// which held statsRows rows; changes counts the rows commits have
+	// inserted or deleted since (an UPDATE both), so that Stats knows
+	// when they are stale.
+	stats     []ColumnStats
+	statsRows int64
+	changes   int64
 }
 
 // NewTable makes an empty table.
@@ -170,7 +176,7 @@ func (t *Table) Append(bs ...arrow.RecordBatch) {
 		t.mu.RLock()
 		content := append(append([]arrow.RecordBatch(nil), t.latestLocked().batches...), bs...)
 		t.mu.RUnlock()
-		t.publish(seq, content)
+		t.publish(seq, content, rowsOf(bs))
 	})
 	t.dropOldVersions()
 	for _, b := range bs {
@@ -181,7 +187,7 @@ func (t *Table) Append(bs ...arrow.RecordBatch) {
 // Replace swaps the table's contents for bs at once, as a commit of its
 // own (taking over the references).
 func (t *Table) Replace(bs []arrow.RecordBatch) {
-	clock.commit(func(seq uint64) { t.publish(seq, bs) })
+	clock.commit(func(seq uint64) { t.publish(seq, bs, t.Rows()+rowsOf(bs)) })
 	t.dropOldVersions()
 	for _, b := range bs {
 		b.Release()
@@ -189,12 +195,22 @@ func (t *Table) Replace(bs []arrow.RecordBatch) {
 }
 
 // publish makes content (the caller keeps its references) the table's
-// version of commit seq. Call dropOldVersions once the commit is visible.
-func (t *Table) publish(seq uint64, content []arrow.RecordBatch) {
+// version of commit seq, which inserted or deleted changed rows. Call
+// dropOldVersions once the commit is visible.
+func (t *Table) publish(seq uint64, content []arrow.RecordBatch, changed int64) {
 	t.mu.Lock()
 	t.versions = append(t.versions, newVersion(seq, content))
-	t.stats = nil
+	t.changes += changed
 	t.mu.Unlock()
+}
+
+// rowsOf counts the rows of bs.
+func rowsOf(bs []arrow.RecordBatch) int64 {
+	var n int64
+	for _, b := range bs {
+		n += b.NumRows()
+	}
+	return n
 }
 
 // dropOldVersions drops the versions no snapshot can read any more: it

@@ -24,11 +24,13 @@ import (
 )
 
 // tableWrites is what a transaction did to one table: appended batches,
-// or (replaced) new contents with appends after them.
+// or (replaced) new contents with appends after them; changed counts the
+// rows it inserted or deleted (for the table's statistics, stats.go).
 type tableWrites struct {
 	replaced bool
 	content  []arrow.RecordBatch
 	appends  []arrow.RecordBatch
+	changed  int64
 }
 
 // wsMark is the state of a write set when a savepoint was made.
@@ -134,6 +136,7 @@ func (w *WriteSet) merge(t *Table, bs []arrow.RecordBatch) []arrow.RecordBatch {
 func (w *WriteSet) Append(t *Table, bs ...arrow.RecordBatch) {
 	w.own(bs)
 	tw := w.writes(t)
+	tw.changed += rowsOf(bs)
 	tw.appends = w.merge(t, append(tw.appends[:len(tw.appends):len(tw.appends)], bs...))
 }
 
@@ -143,6 +146,11 @@ func (w *WriteSet) Append(t *Table, bs ...arrow.RecordBatch) {
 func (w *WriteSet) Truncate(t *Table) {
 	tw := w.writes(t)
 	gone := append(tw.content[:len(tw.content):len(tw.content)], tw.appends...)
+	if tw.replaced {
+		tw.changed += rowsOf(gone)
+	} else {
+		tw.changed += t.Rows() + rowsOf(tw.appends)
+	}
 	tw.replaced, tw.content, tw.appends = true, nil, nil
 	w.disown(gone)
 }
@@ -150,13 +158,15 @@ func (w *WriteSet) Truncate(t *Table) {
 // Rewrite makes t's contents kept (taking the batches over), which the
 // caller computed from the batches a View gave for t, followed by the
 // rows appended to t since that view (seen is the number of appended rows
-// it included, View.Seen). UPDATE and DELETE rewrite so; the caller must
-// hold t's lock from the view on. The appends are counted in rows, not
-// batches, because merging may have joined rows the view saw with rows
-// appended after it into one batch: that batch is cut.
-func (w *WriteSet) Rewrite(t *Table, kept []arrow.RecordBatch, seen int) {
+// it included, View.Seen), removed the number of rows it left out.
+// UPDATE and DELETE rewrite so; the caller must hold t's lock from the
+// view on. The appends are counted in rows, not batches, because merging
+// may have joined rows the view saw with rows appended after it into one
+// batch: that batch is cut.
+func (w *WriteSet) Rewrite(t *Table, kept []arrow.RecordBatch, seen, removed int) {
 	w.own(kept)
 	tw := w.writes(t)
+	tw.changed += int64(removed)
 	content := append([]arrow.RecordBatch(nil), kept...)
 	gone := tw.content[:len(tw.content):len(tw.content)]
 	skip := int64(seen)
@@ -241,7 +251,7 @@ func (w *WriteSet) publish() {
 					next[i].release()
 					next[i] = w.nextVersion(t)
 				}
-				t.publish(seq, next[i].batches)
+				t.publish(seq, next[i].batches, next[i].changed)
 			}
 		})
 		for i, t := range w.order {
@@ -263,6 +273,8 @@ type pendingVersion struct {
 	// keeps that version's batches (appends only).
 	base   uint64
 	onBase bool
+	// changed is the rows the transaction inserted or deleted.
+	changed int64
 }
 
 // nextVersion builds t's version as of this transaction's commit: its
@@ -280,6 +292,7 @@ func (w *WriteSet) nextVersion(t *Table) pendingVersion {
 	var created []arrow.RecordBatch
 	p.batches, created, _ = mergeSmall(t.arrowSchema, all)
 	p.held = append(p.held, created...)
+	p.changed = tw.changed
 	return p
 }
 

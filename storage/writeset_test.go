@@ -99,7 +99,7 @@ func TestWriteSet(t *testing.T) {
 		t.Fatalf("view includes %d appends, want 1", seen.Seen(b))
 	}
 	w.Append(b, intBatch(mem, b, 13))
-	w.Rewrite(b, []arrow.RecordBatch{intBatch(mem, b, 11)}, seen.Seen(b))
+	w.Rewrite(b, []arrow.RecordBatch{intBatch(mem, b, 11)}, seen.Seen(b), 1)
 	seen.Release()
 	for _, ev := range []xact.Event{xact.PreCommit, xact.Commit} {
 		if err := w.OnXact(ctx, ev); err != nil {
