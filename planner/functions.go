@@ -51,6 +51,11 @@ func (c *exprCtx) funcCall(fc *pg.FuncCall) (nodes.Expr, error) {
 			args = append(args, e)
 		}
 	}
+	if name == "age" && len(args) == 1 {
+		if args, err = ageFromToday(args[0]); err != nil {
+			return nil, err
+		}
+	}
 	e, err := resolveFunc(name, args)
 	if err != nil {
 		return nil, err
@@ -70,6 +75,22 @@ func (c *exprCtx) funcCall(fc *pg.FuncCall) (nodes.Expr, error) {
 		return nil, pgerr.New(pgerr.WrongObjectType, "FILTER specified, but %s is not an aggregate function", name)
 	}
 	return e, nil
+}
+
+// ageFromToday gives age(x) the arguments of the SQL function
+// PostgreSQL defines it as: age(CAST(CURRENT_DATE AS t), x), with t
+// timestamp for a timestamp x and timestamptz (the preferred type)
+// otherwise.
+func ageFromToday(x nodes.Expr) ([]nodes.Expr, error) {
+	t := types.TimestampTZT
+	if x.Type().ID == types.Timestamp {
+		t = types.TimestampT
+	}
+	today, err := coerce(&nodes.Cast{Arg: &nodes.FuncExpr{Name: "now", T: types.TimestampTZT}, T: types.DateT, Explicit: true}, t, types.CastExplicit)
+	if err != nil {
+		return nil, err
+	}
+	return []nodes.Expr{today, x}, nil
 }
 
 // filter transforms an aggregate's FILTER (WHERE ...) clause as
