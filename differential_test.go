@@ -32,6 +32,9 @@ func TestDifferential(t *testing.T) {
 			continue
 		}
 		t.Run(name, func(t *testing.T) {
+			// A database and a pgfed of its own, mostly waiting on
+			// PostgreSQL: files run side by side.
+			t.Parallel()
 			dbname := fmt.Sprintf("diff_%d", i)
 			if err := cluster.CreateDatabase(ctx, dbname); err != nil {
 				t.Fatal(err)

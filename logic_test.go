@@ -89,6 +89,7 @@ func TestLogic(t *testing.T) {
 			if skip[name] && !all {
 				t.Skip("listed in testdata/logic/known_failing.txt")
 			}
+			t.Parallel()
 			db, err := pgfed.Open()
 			if err != nil {
 				t.Fatal(err)

@@ -130,7 +130,11 @@ func TestAndOrInPlace(t *testing.T) {
 	pool := inPlaceConjuncts()
 	rng := rand.New(rand.NewSource(7))
 	var trees []nodes.Expr
-	for i := 0; i < 150; i++ {
+	n := 150
+	if raceEnabled { // slow under the race detector; 50 trees still use each conjunct of the pool many times
+		n = 50
+	}
+	for i := 0; i < n; i++ {
 		trees = append(trees, randomTree(rng, pool, 2))
 	}
 	for _, n := range []int{1, 9, 1000, numericCacheMinRows + 5} {

@@ -40,7 +40,11 @@ func TestJoinPlansOverTables(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	data := memory.NewGoAllocator()
 	r := rand.New(rand.NewSource(10))
-	outer, inner := randomRows(r, 5000, 300), randomRows(r, 700, 300)
+	nOuter := 5000
+	if raceEnabled { // slow under the race detector; still 8 batches
+		nOuter = 2000
+	}
+	outer, inner := randomRows(r, nOuter, 300), randomRows(r, 700, 300)
 	ot, it := joinTable(data, "o", outerFields, outer, 256), joinTable(data, "i", innerFields, inner, 100)
 	// The inner scan keeps iw IS NOT NULL.
 	var innerKept [][]any

@@ -19,17 +19,21 @@ import (
 func TestSpillReleasesEverything(t *testing.T) {
 	mem := checkedAlloc(t)
 	dir := t.TempDir()
-	series := func() nodes.Plan { return seriesPlan(types.Int8T, int64(1), int64(20000)) }
+	n, groups := int64(20000), int64(spillTestGroups)
+	if raceEnabled { // every batch spills, slow under the race detector
+		n = 6000
+	}
+	series := func() nodes.Plan { return seriesPlan(types.Int8T, int64(1), n) }
 	g := col(0, types.Int8T)
-	mod := op("%", g, int8Lit(3000), types.Int8T)
+	mod := op("%", g, int8Lit(groups), types.Int8T)
 	plans := []struct {
 		name string
 		plan nodes.Plan
 		rows int
 	}{
-		{"Sort", &nodes.Sort{Child: series(), Keys: []nodes.SortKey{{Expr: mod}, {Expr: g, Desc: true}}}, 20000},
+		{"Sort", &nodes.Sort{Child: series(), Keys: []nodes.SortKey{{Expr: mod}, {Expr: g, Desc: true}}}, int(n)},
 		{"HashAggregate", &nodes.Agg{Child: series(), Strategy: nodes.AggHashed, GroupKeys: []nodes.Expr{mod},
-			Aggs: []*nodes.AggCall{aggCall("count", nil, types.Int8T), aggCall("sum", g, types.NumericT)}}, 3000},
+			Aggs: []*nodes.AggCall{aggCall("count", nil, types.Int8T), aggCall("sum", g, types.NumericT)}}, int(groups)},
 	}
 	for _, p := range plans {
 		for _, early := range []bool{false, true} {
@@ -56,7 +60,7 @@ func TestSpillReleasesEverything(t *testing.T) {
 				}
 				rows += int(b.NumRows())
 				b.Release()
-				if early && rows >= 2500 {
+				if early && rows >= p.rows/3 {
 					break
 				}
 			}
@@ -73,12 +77,15 @@ func TestSpillReleasesEverything(t *testing.T) {
 	mem.AssertSize(t, 0)
 }
 
-// checkSorted checks that the sort's rows come in (g % 3000, g DESC)
-// order across batches; last is the previous row's combined key.
+// spillTestGroups is the groups of TestSpillReleasesEverything's rows.
+const spillTestGroups = 3000
+
+// checkSorted checks that the sort's rows come in (g % spillTestGroups,
+// g DESC) order across batches; last is the previous row's combined key.
 func checkSorted(t *testing.T, b arrow.RecordBatch, last *int64) {
 	t.Helper()
 	for _, v := range valuesOf[int64](b.Column(0)) {
-		key := (v%3000)*100000 + (100000 - v)
+		key := (v%spillTestGroups)*100000 + (100000 - v)
 		if key < *last {
 			t.Fatalf("rows out of order at %d", v)
 		}
