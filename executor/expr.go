@@ -40,6 +40,14 @@ var checkResultTypes = testing.Testing()
 
 // compileExpr turns e into an evaluator.
 func compileExpr(e nodes.Expr, ec *ExecContext) (evaluator, error) {
+	if !ec.noFold && !ec.paramsVary && bindsParams(e) { // param_bind.go
+		return &paramBoundEval{expr: e, ec: ec}, nil
+	}
+	return compileWritten(e, ec)
+}
+
+// compileWritten compiles e as it is written (Params read as Params).
+func compileWritten(e nodes.Expr, ec *ExecContext) (evaluator, error) {
 	ev, err := compileNode(e, ec)
 	if err != nil || !checkResultTypes {
 		return ev, err

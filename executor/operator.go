@@ -75,6 +75,10 @@ type ExecContext struct {
 	// noFold compiles expressions as written (constant folding's own
 	// evaluation, fold.go).
 	noFold bool
+	// paramsVary is set while compiling an expression whose Params change
+	// between evaluations (a SubPlan's test over its rows), which are
+	// then not bound to their first values (param_bind.go).
+	paramsVary bool
 
 	// params are the values the statement's InitPlans computed
 	// (init_plan.go), shared with its parallel participants.

@@ -86,6 +86,10 @@ func compileSubPlan(sp *nodes.SubPlan, ec *ExecContext) (evaluator, error) {
 		s.argT = append(s.argT, a.Type())
 	}
 	test := sp.Test
+	// The test and the hashed right side read the Params of the row of
+	// the subquery at hand: one value per row.
+	s.ec.paramsVary = true
+	defer func() { s.ec.paramsVary = false }()
 	if sp.Hashed {
 		if s.hashLeft, err = compileExpr(sp.HashLeft, ec); err != nil {
 			return nil, err
