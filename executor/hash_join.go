@@ -774,15 +774,12 @@ func (j *hashJoin) estimate() int64 {
 	return bd.bytes + tableBytes(bd.rows, bucketsFor(bd.rows, j.minBuckets()), bd.keys, innerMatches(j.plan.Type))
 }
 
-// minBuckets is the fewest buckets of the table being built: as many as
-// the planner's estimate asks for the Hash's child (PostgreSQL never
-// shrinks them), PostgreSQL's 1024 for a partition.
-func (j *hashJoin) minBuckets() int {
-	if j.level > 0 {
-		return 1024
-	}
-	return j.origBuckets
-}
+// minBuckets is the fewest buckets of a table built: PostgreSQL's 1024.
+// The table is sized by the rows it holds, not by the planner's estimate
+// as PostgreSQL sizes it: an estimate far above the rows (TPC-H Q18's 60
+// rows planned as a million) would spread every probe over megabytes of
+// buckets. EXPLAIN shows both ("Buckets: 1024 (originally 1048576)").
+func (j *hashJoin) minBuckets() int { return 1024 }
 
 // build reads the build rows of one pass (level 0: the Hash's child; else
 // a partition of rows rows and bytes bytes) into j.table, or, when they
@@ -1109,9 +1106,12 @@ func (j *hashJoin) recordHash() {
 	if j.hashStats == nil || j.hashStats.Loops == 0 {
 		return
 	}
-	// PostgreSQL's bucket count only grows ("Buckets: 2048 (originally
-	// 1024)"); partitions' smaller tables do not make it shrink.
-	buckets := max(j.buckets, j.origBuckets)
+	// The most buckets of a table built, and those the estimate asked
+	// for ("Buckets: 2048 (originally 1024)"), as PostgreSQL shows them.
+	buckets := j.buckets
+	if buckets == 0 {
+		buckets = j.origBuckets
+	}
 	j.hashStats.Hash = &instrument.HashInfo{
 		Buckets:         int64(buckets),
 		OriginalBuckets: int64(j.origBuckets),

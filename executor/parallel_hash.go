@@ -536,7 +536,7 @@ func (j *hashJoin) finalizeShared() error {
 	}
 	merged := mergeBuilders(parts, len(j.forms))
 	sh.matchable = int64(merged.rows - merged.nullKeys())
-	t, buckets, err := j.tableOf(&merged, j.origBuckets)
+	t, buckets, err := j.tableOf(&merged, j.minBuckets())
 	if err != nil {
 		merged.reset()
 		return err
