@@ -36,11 +36,24 @@ func compileFunc(x *nodes.FuncExpr, ec *ExecContext) (evaluator, error) {
 		if ev, ok, err := compileStringKernel(x, ec); ok || err != nil { // string_kernels.go
 			return ev, err
 		}
-		argTypes := make([]types.T, len(x.Args))
-		for i, a := range x.Args {
-			argTypes[i] = a.Type()
+		rows, err := compileFuncRowwise(f, x, ec)
+		if err != nil {
+			return nil, err
 		}
-		fn = f.Bind(argTypes)
+		if ev, ok, err := compileDateField(x, rows, ec); ok || err != nil { // date_kernels.go
+			return ev, err
+		}
+		return rows, nil
 	}
 	return compileRowwise(x.Args, x.T, f.Strict, ec, fn)
+}
+
+// compileFuncRowwise compiles a call of f, not special, row by row with
+// the registry's implementation.
+func compileFuncRowwise(f *funcs.Func, x *nodes.FuncExpr, ec *ExecContext) (evaluator, error) {
+	argTypes := make([]types.T, len(x.Args))
+	for i, a := range x.Args {
+		argTypes[i] = a.Type()
+	}
+	return compileRowwise(x.Args, x.T, f.Strict, ec, f.Bind(argTypes))
 }

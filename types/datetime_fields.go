@@ -175,6 +175,25 @@ func Extract(field string, t T, v any) (*apd.Decimal, error) {
 	return extractFromTimestamp(f, name, t, asInt64(v))
 }
 
+// DateField resolves an extract / date_part field of a date to the
+// whole number it gives for a finite date (day number since 1970), for
+// kernels that compute it per row without Extract's decimal; ok is
+// false for a field Extract must handle (epoch, or one it rejects).
+// Infinite dates are the caller's to send to Extract.
+func DateField(field string) (fn func(days int32) int64, ok bool) {
+	f, err := resolveExtractField(normalizeUnitName(field), DateT)
+	if err != nil || f.epoch {
+		return nil, false
+	}
+	switch f.unit {
+	case unitDay, unitMonth, unitQuarter, unitWeek, unitYear, unitDecade, unitCentury, unitMillennium,
+		unitJulian, unitISOYear, unitDayOfWeek, unitISODayOfWeek, unitDayOfYear:
+		u := f.unit
+		return func(days int32) int64 { return calendarField(u, int64(days)) }, true
+	}
+	return nil, false
+}
+
 func extractFromDate(f extractField, name string, t T, days int32) (*apd.Decimal, error) {
 	if days == DateNegInfinity || days == DatePosInfinity {
 		if f.increasesWithTime() {
