@@ -3,8 +3,8 @@ package executor
 // groupTable is a hashed Agg's table of groups: it maps the group keys of
 // a batch's rows to dense group numbers. Keys are normalized column by
 // column into the hash join's key vectors (keyVec: one int64 word per row
-// for integers, dates, timestamps, floats and booleans; bytes for text,
-// numeric and interval), hashed a whole batch at once (hashKeys), and
+// for integers, dates, timestamps, floats, booleans and char(1), whose
+// few bytes are packed; bytes for other text, numeric and interval), hashed a whole batch at once (hashKeys), and
 // looked up in one open-addressing array of slots. A group is no object:
 // its keys are the g-th entries of flat per-column vectors, its NULL keys
 // a bit mask, its aggregate states the g-th entries of the states' own
@@ -83,7 +83,7 @@ func groupTableFits(ts []types.T) bool {
 func newGroupTable(ts []types.T) *groupTable {
 	t := &groupTable{types: ts, cols: make([]groupKeyCol, len(ts)), in: make([]keyVec, len(ts))}
 	for _, kt := range ts {
-		t.forms = append(t.forms, keyFormOf(kt))
+		t.forms = append(t.forms, groupKeyFormOf(kt))
 	}
 	t.slots = make([]uint64, groupTableMinSlots)
 	t.mask = groupTableMinSlots - 1
@@ -110,7 +110,11 @@ func (t *groupTable) fitsArrays(keys []arrow.Array) bool {
 			if t.forms[c].kind != keyWords {
 				return false
 			}
-		case *array.String, *array.MonthDayNanoInterval:
+		case *array.String:
+			if t.forms[c].kind != keyBytes && !t.forms[c].packed {
+				return false
+			}
+		case *array.MonthDayNanoInterval:
 			if t.forms[c].kind != keyBytes {
 				return false
 			}

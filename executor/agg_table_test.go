@@ -31,7 +31,8 @@ func groupTableInput(r *rand.Rand, n int) ([]types.T, [][]any) {
 	}
 	pick := func(vals ...any) any { return vals[r.Intn(len(vals))] }
 	ts := []types.T{types.Int4T, types.Int8T, types.TextT, types.BpcharT, types.NumericT,
-		types.Float8T, types.BoolT, types.DateT, types.IntervalT, types.TimestampT, types.Int2T, types.NumericT}
+		types.Float8T, types.BoolT, types.DateT, types.IntervalT, types.TimestampT, types.Int2T, types.NumericT,
+		{ID: types.Bpchar, Len: 1}}
 	rows := make([][]any, n)
 	for i := range rows {
 		rows[i] = []any{
@@ -47,6 +48,8 @@ func groupTableInput(r *rand.Rand, n int) ([]types.T, [][]any) {
 			pick(int64(0), int64(1e12), nil),
 			pick(int64(7), int64(-7), nil),
 			num(strconv.Itoa(r.Intn(100)) + "." + strconv.Itoa(r.Intn(10))),
+			// char(1), packed into a word: blank (= empty), 1 to 4 bytes
+			pick("a", " ", "", "é", "語", "😀", nil),
 		}
 	}
 	return ts, rows
@@ -88,7 +91,7 @@ func TestGroupTableMatchesEncodedKeys(t *testing.T) {
 		n = 1000
 	}
 	ts, rows := groupTableInput(r, n)
-	keySets := [][]int{{0}, {1}, {2}, {3}, {4}, {5}, {6}, {7}, {8}, {9}, {10}, {0, 2}, {3, 4, 5}, {6, 7, 8, 9, 10}, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10}}
+	keySets := [][]int{{0}, {1}, {2}, {3}, {4}, {5}, {6}, {7}, {8}, {9}, {10}, {12}, {0, 2}, {3, 4, 5}, {3, 12}, {6, 7, 8, 9, 10}, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12}}
 	for _, keys := range keySets {
 		for _, debug := range []bool{false, true} {
 			name := fmt.Sprintf("keys=%v/spill=%v", keys, debug)
@@ -224,5 +227,23 @@ func TestAppendScaledSums(t *testing.T) {
 		if got, want := string(appendScaled(nil, c.v, c.scale)), types.Format(types.NumericT, d); got != want {
 			t.Errorf("%d at scale %d: %s, want %s", c.v, c.scale, got, want)
 		}
+	}
+}
+
+// TestCharOneKeysPacked: char(1) group keys are packed into words (one
+// key of them takes assignWords' path), other text keys stay bytes.
+func TestCharOneKeysPacked(t *testing.T) {
+	char1 := types.T{ID: types.Bpchar, Len: 1}
+	for _, tc := range []struct {
+		t      types.T
+		packed bool
+	}{{char1, true}, {types.T{ID: types.Bpchar, Len: 2}, false}, {types.BpcharT, false}, {types.TextT, false}, {types.T{ID: types.Varchar, Len: 1}, false}} {
+		tbl := newGroupTable([]types.T{tc.t})
+		if f := tbl.forms[0]; f.packed != tc.packed || (f.kind == keyWords) != tc.packed {
+			t.Errorf("%s: form %+v, want packed %v", tc.t, f, tc.packed)
+		}
+	}
+	if a, b := packShort("é "), packShort("é"); a != b || a == packShort("e") || packShort(" ") != packShort("") {
+		t.Errorf("packShort: trailing spaces must not count, distinct values must differ")
 	}
 }

@@ -48,6 +48,9 @@ const (
 type keyForm struct {
 	kind keyKind
 	t    types.T
+	// packed: a char(1) key held as a word, its bytes (at most four,
+	// trailing spaces removed) and their count packed (packShort).
+	packed bool
 }
 
 func keyFormOf(t types.T) keyForm {
@@ -56,6 +59,31 @@ func keyFormOf(t types.T) keyForm {
 		return keyForm{kind: keyBytes, t: t}
 	}
 	return keyForm{kind: keyWords, t: t}
+}
+
+// groupKeyFormOf is keyFormOf for a grouping key, whose column holds
+// only values of its type: char(1) is packed into a word (flags such as
+// TPC-H Q1's l_returnflag), and hashes and compares as one.
+func groupKeyFormOf(t types.T) keyForm {
+	if t.ID == types.Bpchar && t.Len == 1 {
+		return keyForm{kind: keyWords, t: t, packed: true}
+	}
+	return keyFormOf(t)
+}
+
+// packShort is the word of a packed key: its length, then its bytes.
+// Values longer than seven bytes are not packed (groupKeyFormOf packs
+// only char(1), four bytes at most).
+func packShort(s string) int64 {
+	s = trimSpaces(s)
+	if len(s) > 7 {
+		panic(pgerr.Internal("executor: a key of %d bytes packed into a word", len(s)))
+	}
+	w := uint64(len(s))
+	for i := 0; i < len(s); i++ {
+		w |= uint64(s[i]) << (8 * (i + 1))
+	}
+	return int64(w)
 }
 
 // keyVec is one key column of some rows in normalized form.
@@ -122,6 +150,12 @@ func (k *keyVec) appendFrom(arr arrow.Array, f keyForm) {
 			k.words = append(k.words, w)
 		}
 	case *array.String:
+		if f.packed {
+			for i := 0; i < n; i++ {
+				k.words = append(k.words, packShort(a.Value(i)))
+			}
+			break
+		}
 		for i := 0; i < n; i++ {
 			if a.IsValid(i) {
 				k.data = appendStringKey(k.data, a.Value(i), f)
@@ -174,6 +208,12 @@ func (k *keyVec) appendSelected(arr arrow.Array, f keyForm, sel []int32) {
 			k.words = append(k.words, int64(vals[r]))
 		}
 	case *array.String:
+		if f.packed {
+			for _, r := range sel {
+				k.words = append(k.words, packShort(a.Value(int(r))))
+			}
+			break
+		}
 		for _, r := range sel {
 			if a.IsValid(int(r)) {
 				k.data = appendStringKey(k.data, a.Value(int(r)), f)
