@@ -83,11 +83,5 @@ func (e *dateFieldEval) eval(b arrow.RecordBatch) (arrow.Array, error) {
 
 // holdsSubPlan reports whether e contains a SubPlan.
 func holdsSubPlan(e nodes.Expr) bool {
-	found := false
-	nodes.WalkExpr(e, func(x nodes.Expr) {
-		if _, ok := x.(*nodes.SubPlan); ok {
-			found = true
-		}
-	})
-	return found
+	return nodes.ExprContains(e, func(x nodes.Expr) bool { _, ok := x.(*nodes.SubPlan); return ok })
 }

@@ -32,16 +32,7 @@ var lazyCompileMu sync.Mutex
 // bindsParams reports whether e is compiled at its first evaluation: it
 // reads a Param and holds no SubPlan.
 func bindsParams(e nodes.Expr) bool {
-	params, subPlans := false, false
-	nodes.WalkExpr(e, func(x nodes.Expr) {
-		switch x.(type) {
-		case *nodes.Param:
-			params = true
-		case *nodes.SubPlan:
-			subPlans = true
-		}
-	})
-	return params && !subPlans
+	return nodes.ExprContains(e, func(x nodes.Expr) bool { _, ok := x.(*nodes.Param); return ok }) && !holdsSubPlan(e)
 }
 
 // paramBoundEval compiles its expression with its Params' values at the

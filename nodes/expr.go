@@ -319,6 +319,14 @@ func quoteIdentIfNeeded(s string) string {
 // QuoteIdent quotes an identifier for display when PostgreSQL would.
 func QuoteIdent(s string) string { return quoteIdentIfNeeded(s) }
 
+// ExprContains reports whether e or any expression below it satisfies
+// pred (as WalkExpr visits them: not into a SubPlan's plan).
+func ExprContains(e Expr, pred func(Expr) bool) bool {
+	found := false
+	WalkExpr(e, func(x Expr) { found = found || pred(x) })
+	return found
+}
+
 // WalkExpr calls fn for e and every sub-expression, depth first.
 func WalkExpr(e Expr, fn func(Expr)) {
 	if e == nil {
