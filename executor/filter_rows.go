@@ -19,6 +19,7 @@ package executor
 // rows the caller has settled, because they do not see them.
 
 import (
+	"math"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -374,6 +375,10 @@ func (e *numericCompareEval) evalRows(b arrow.RecordBatch, rows []int32) (*array
 		return nil, false, err
 	}
 	bits := rowsBits(rows)
+	if vals, c, want, ok := e.againstConst(l, r); ok {
+		compareRowsWithConst(vals, rows, c, want, bits)
+		return newBoolArray(bits, len(rows), nil, 0), true, nil
+	}
 	valid := rowsBits(rows)
 	nulls := 0
 	uniform := l.scales == nil && r.scales == nil && l.exact == nil && r.exact == nil && l.scale == r.scale
@@ -399,6 +404,33 @@ func (e *numericCompareEval) evalRows(b arrow.RecordBatch, rows []int32) (*array
 		valid = nil
 	}
 	return newBoolArray(bits, len(rows), valid, nulls), true, nil
+}
+
+// againstConst is the comparison as vals (one side, of one scale and
+// without NULLs) against the constant c at their scale (the other side),
+// with the outcome bits to keep: l_quantity < 24 compares each value
+// with 2400. ok is false when the sides are not so, or c does not
+// rescale exactly (a constant of more digits than the column).
+func (e *numericCompareEval) againstConst(l, r *scaledVec) (vals []int64, c int64, want uint8, ok bool) {
+	want = e.want
+	k, isConst := e.rvec.(*scaledConst)
+	if !isConst {
+		if k, isConst = e.lvec.(*scaledConst); !isConst {
+			return nil, 0, 0, false
+		}
+		l, r, want = r, l, flipWant(want)
+	}
+	if k.null || k.exact != nil || l.valid != nil || l.scales != nil || l.exact != nil || k.scale > l.scale {
+		return nil, 0, 0, false
+	}
+	c = k.v
+	if d := l.scale - k.scale; d > 0 {
+		if d > 18 || c > math.MaxInt64/pow10[d] || c < math.MinInt64/pow10[d] {
+			return nil, 0, 0, false
+		}
+		c *= pow10[d]
+	}
+	return l.vals, c, want, true
 }
 
 // evalAll compares whole vectors when both are at hand (parsedFor).
