@@ -6,8 +6,8 @@ package pgfed_test
 // kills the fuzzing worker, which the fuzzer reports). Internal errors
 // (XX000, a recovered panic) fail too: they are bugs.
 //
-// The seeds below run with every `go test`; scripts/test.sh fuzzes
-// briefly (-fuzztime), and at length:
+// The seeds below run with every `go test`; PGFED_FUZZTIME=20s
+// scripts/test.sh fuzzes briefly after the suite, and at length:
 //
 //	go test -run '^$' -fuzz '^FuzzStatements$' -fuzztime 1h .
 //
