@@ -4,8 +4,9 @@ package executor
 // a batch's rows to dense group numbers. Keys are normalized column by
 // column into the hash join's key vectors (keyVec: one int64 word per row
 // for integers, dates, timestamps, floats, booleans and char(1), whose
-// few bytes are packed; bytes for other text, numeric and interval), hashed a whole batch at once (hashKeys), and
-// looked up in one open-addressing array of slots. A group is no object:
+// few bytes are packed; bytes for other text, numeric and interval),
+// hashed a whole batch at once (hashKeys), and looked up in one
+// open-addressing array of slots. A group is no object:
 // its keys are the g-th entries of flat per-column vectors, its NULL keys
 // a bit mask, its aggregate states the g-th entries of the states' own
 // vectors. The output key columns are rebuilt from those vectors, except

@@ -64,10 +64,10 @@
 // rescanned. So a Param keeps one value for the life of an operator, and
 // an expression reading Params is compiled at its first evaluation with
 // their values as constants, taking a constant's kernels (param_bind.go);
-// only a SubPlan's test reads Params that change between evaluations. A SubPlan's evaluator gets the context of its host node's
-// Open and Next (subPlanHost); the planner keeps SubPlans out of
-// parallel workers and async fetchers, so it always runs on its host's
-// goroutine.
+// only a SubPlan's test reads Params that change between evaluations.
+// A SubPlan's evaluator gets the context of its host node's Open and
+// Next (subPlanHost); the planner keeps SubPlans out of parallel workers
+// and async fetchers, so it always runs on its host's goroutine.
 //
 // # Runtime filters
 //

@@ -241,12 +241,33 @@ func TestNumericAgainstConstInPlace(t *testing.T) {
 	markStored(arr.(*array.String)) // parsed once, as a stored column is
 	num := col(0, types.NumericT)
 	guard := cmpOp("<>", col(1, types.Int4T), lit(int64(0), types.Int4T)) // leaves about 3/4 undecided
-	for _, c := range []string{"24", "0", "-3", "24.5", "24.50", "24.505", "0.001", "92233720368547758", "-92233720368547758.07"} {
+	// Constants taken against the column's scale 2: true; of more digits,
+	// beyond int64 at scale 2, or of more digits than a scaled parse
+	// takes (held exactly): false (the rows are compared one by one).
+	consts := map[string]bool{"24": true, "0": true, "-3": true, "24.5": true, "24.50": true, "24.505": false, "0.001": false,
+		"92233720368547758": true, "92233720368547759": false, "-92233720368547758.07": false, "-92233720368547759": false}
+	for c, wantAgainst := range consts {
 		for _, op := range []string{"=", "<>", "<", "<=", ">", ">="} {
 			for _, flip := range []bool{false, true} {
 				e := cmpOp(op, num, numLit(c))
 				if flip {
 					e = cmpOp(op, numLit(c), num)
+				}
+				// The mechanism, not only the answers: constants of no
+				// more than the column's two digits take againstConst.
+				ev, err := compileExpr(e, &ExecContext{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				nc := unwrapChecked(ev).(*numericCompareEval)
+				lv, lerr := nc.lvec.evalScaled(b)
+				rv, rerr := nc.rvec.evalScaled(b)
+				if lerr != nil || rerr != nil {
+					t.Fatal(lerr, rerr)
+				}
+				_, _, _, against := nc.againstConst(lv, rv)
+				if against != wantAgainst {
+					t.Errorf("%s: compared against the rescaled constant %v, want %v", e, against, wantAgainst)
 				}
 				tree := and(guard, e)
 				want, _, wantErr := evalFilterMode(t, tree, b, false, false)
