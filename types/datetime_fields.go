@@ -185,13 +185,22 @@ func DateField(field string) (fn func(days int32) int64, ok bool) {
 	if err != nil || f.epoch {
 		return nil, false
 	}
-	switch f.unit {
+	if !calendarUnit(f.unit) {
+		return nil, false
+	}
+	u := f.unit
+	return func(days int32) int64 { return calendarField(u, int64(days)) }, true
+}
+
+// calendarUnit reports whether a date's field u is calendarField's: a
+// whole number of the calendar date.
+func calendarUnit(u unit) bool {
+	switch u {
 	case unitDay, unitMonth, unitQuarter, unitWeek, unitYear, unitDecade, unitCentury, unitMillennium,
 		unitJulian, unitISOYear, unitDayOfWeek, unitISODayOfWeek, unitDayOfYear:
-		u := f.unit
-		return func(days int32) int64 { return calendarField(u, int64(days)) }, true
+		return true
 	}
-	return nil, false
+	return false
 }
 
 func extractFromDate(f extractField, name string, t T, days int32) (*apd.Decimal, error) {
@@ -208,9 +217,7 @@ func extractFromDate(f extractField, name string, t T, days int32) (*apd.Decimal
 	if f.epoch {
 		return NumericFromInt64(int64(days) * secsPerDay), nil
 	}
-	switch f.unit {
-	case unitDay, unitMonth, unitQuarter, unitWeek, unitYear, unitDecade, unitCentury, unitMillennium,
-		unitJulian, unitISOYear, unitDayOfWeek, unitISODayOfWeek, unitDayOfYear:
+	if calendarUnit(f.unit) {
 		return NumericFromInt64(calendarField(f.unit, int64(days))), nil
 	}
 	return nil, errUnitNotSupported(name, t)
