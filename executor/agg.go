@@ -74,6 +74,8 @@ type aggOp struct {
 	rowSpill   bool // this pass row-spills (chooseStateSpill)
 
 	selectedBatches int // aggregated from a scan's selection (agg_selected.go)
+
+	stream *aggStream // input sorted by a group key (agg_stream.go)
 }
 
 // aggState is the per-group state of one aggregate. update folds nrows
@@ -137,7 +139,12 @@ func (a *aggOp) Open(ctx context.Context) error {
 	a.done = false
 	a.spill.reset(a.ec)
 	a.closeCombiner()
-	return a.child.Open(ctx)
+	a.closeStream()
+	if err := a.child.Open(ctx); err != nil {
+		return err
+	}
+	a.startStream()
+	return nil
 }
 
 // resetGroups empties the groups and the result, for a new input or
@@ -175,6 +182,7 @@ func (a *aggOp) Close() error {
 	}
 	a.spill.reset(nil)
 	a.closeCombiner()
+	a.closeStream()
 	return a.child.Close()
 }
 
@@ -188,6 +196,9 @@ func (a *aggOp) closeCombiner() {
 }
 
 func (a *aggOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
+	if a.stream != nil {
+		return a.nextStreamed(ctx)
+	}
 	if !a.done {
 		var err error
 		if src := a.selectedInput(); src != nil {

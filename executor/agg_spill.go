@@ -60,6 +60,10 @@ type aggSpill struct {
 	mem        reservation
 	batches    int // passes run
 	disk       int64
+	// streaming: the Agg returns its groups instead of spilling
+	// (agg_stream.go); flushDue says its memory asks it to.
+	streaming bool
+	flushDue  bool
 }
 
 type aggPartition struct {
@@ -158,7 +162,7 @@ func (s *aggSpill) startBatch(a *aggOp, rows int) {
 	if s.full {
 		return
 	}
-	if s.depth >= splitDepth(a.ec) {
+	if s.depth >= splitDepth(a.ec) || s.streaming {
 		s.groupLimit = math.MaxInt
 		return
 	}
@@ -250,12 +254,16 @@ func (s *aggSpill) writeParts(b arrow.RecordBatch, perPart *[aggPartitions][]int
 // statement fails).
 func (s *aggSpill) endBatch(a *aggOp) error {
 	est := s.estimate(a)
-	if s.depth < splitDepth(a.ec) && est+a.otherSetsMem() >= a.ec.hashMem() {
+	over := est+a.otherSetsMem() >= a.ec.hashMem()
+	if s.streaming {
+		s.flushDue = s.flushDue || over
+	} else if s.depth < splitDepth(a.ec) && over {
 		s.full = true
 	}
 	err := s.mem.resize(est)
 	if err != nil && pgerr.Code(err) == pgerr.OutOfMemory && s.depth < maxSpillDepth {
-		s.full = true
+		s.flushDue = s.streaming
+		s.full = !s.streaming
 		return nil
 	}
 	return err
@@ -323,7 +331,11 @@ func (a *aggOp) explainSpill() {
 	if disk > 0 {
 		line += "  Disk Usage: " + kB(disk)
 	}
-	a.ec.Stats.Node(a.plan.ID).Extra = []string{line}
+	extra := []string{line}
+	if st := a.stream; st != nil {
+		extra = append(extra, "Presorted Key: "+st.name+"  Flushes: "+itoa(st.flushes))
+	}
+	a.ec.Stats.Node(a.plan.ID).Extra = extra
 }
 
 // cmpEOF is err, or io.EOF when there is none.

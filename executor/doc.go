@@ -79,6 +79,16 @@
 // them recompute on every Open, so a join that builds again (a rerun
 // SubPlan) publishes a filter its scans' new rows are checked against.
 //
+// # Order found at run time
+//
+// A serial Seq Scan can say, once open, that a column of its output
+// arrives never decreasing (sortedSource, agg_stream.go): it checks the
+// very batches its snapshot captured, which no write can change. A hashed
+// Agg over it grouping by that column returns its groups as the column
+// moves on, instead of holding (and spilling) all of them; EXPLAIN
+// ANALYZE shows it as "Presorted Key". The plan does not claim the order,
+// so plain EXPLAIN shows nothing of it.
+//
 // # Batch ownership
 //
 // Next transfers ownership of the returned batch to the caller, who must

@@ -16,6 +16,10 @@ package executor
 // kept (a Seq Scan marks the numeric arrays it hands out, markStored),
 // not those a statement makes (a filter's copy, a join's output), which
 // no other statement reads; and only of numericCacheMinRows rows or more.
+//
+// An operator that cuts a stored batch in two (a streaming Agg,
+// agg_stream.go) registers the pieces (noteSlices): a piece reads its
+// stored array's vector, sliced, rather than parse its own text.
 
 import (
 	"runtime"
@@ -23,12 +27,14 @@ import (
 	"sync/atomic"
 	"weak"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 )
 
 var (
 	numericStored     sync.Map // weak.Pointer[array.String] -> struct{}: stored arrays seen
 	numericCache      sync.Map // weak.Pointer[array.String] -> *scaledVec
+	numericSlices     sync.Map // weak.Pointer[array.String] -> storedSlice: pieces of stored arrays
 	numericCacheBytes atomic.Int64
 	// numericCacheLimit bounds the vectors kept (a variable for tests).
 	numericCacheLimit int64 = 1 << 30
@@ -88,10 +94,68 @@ func keptOrKeepable(arr *array.String) bool {
 	if _, ok := cachedScaled(arr); ok {
 		return true
 	}
+	if e, ok := numericSlices.Load(weak.Make(arr)); ok {
+		return keptOrKeepable(e.(storedSlice).stored)
+	}
 	if _, stored := numericStored.Load(weak.Make(arr)); !stored {
 		return false
 	}
 	return numericCacheBytes.Load()+int64(arr.Len())*8 <= numericCacheLimit
+}
+
+// storedSlice is a registered piece of a stored array: its rows from
+// from on. The piece's entry holds the stored array alive as long as the
+// piece lives (they share their buffers anyway).
+type storedSlice struct {
+	stored *array.String
+	from   int
+}
+
+// noteSlices registers the numeric columns of piece, rows from on of the
+// stored batch b, as pieces of b's stored arrays.
+func noteSlices(b, piece arrow.RecordBatch, from int) {
+	for i, col := range b.Columns() {
+		strs, ok := col.(*array.String)
+		if !ok {
+			continue
+		}
+		at := storedSlice{stored: strs, from: from}
+		if e, ok := numericSlices.Load(weak.Make(strs)); ok { // a piece of a piece
+			at = storedSlice{stored: e.(storedSlice).stored, from: e.(storedSlice).from + from}
+		} else if _, stored := numericStored.Load(weak.Make(strs)); !stored {
+			continue
+		}
+		p := piece.Column(i).(*array.String)
+		key := weak.Make(p)
+		if _, loaded := numericSlices.LoadOrStore(key, at); !loaded {
+			runtime.AddCleanup(p, func(k weak.Pointer[array.String]) { numericSlices.Delete(k) }, key)
+		}
+	}
+}
+
+// storedVector is arr's kept vector, or, for a piece of a stored array,
+// the piece of the stored array's vector (parsing and keeping it when the
+// cache has room): ok false when arr has none.
+func storedVector(arr *array.String) (v *scaledVec, ok bool, err error) {
+	if v, ok := cachedScaled(arr); ok {
+		return v, true, nil
+	}
+	e, ok := numericSlices.Load(weak.Make(arr))
+	if !ok {
+		return nil, false, nil
+	}
+	sl := e.(storedSlice)
+	whole, ok := cachedScaled(sl.stored)
+	if !ok {
+		if !keptOrKeepable(sl.stored) {
+			return nil, false, nil
+		}
+		if whole, err = parseScaledArray(sl.stored); err != nil {
+			return nil, false, err
+		}
+		keepScaled(sl.stored, whole)
+	}
+	return whole.slice(sl.from, arr.Len()), true, nil
 }
 
 // bytes is the memory v holds.

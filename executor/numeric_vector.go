@@ -187,8 +187,8 @@ func (s *scaledColumn) evalScaled(b arrow.RecordBatch) (*scaledVec, error) {
 		defer arr.Release()
 		strs, isText := arr.(*array.String)
 		if isText {
-			if v, ok := cachedScaled(strs); ok {
-				return v, nil
+			if v, ok, err := storedVector(strs); ok || err != nil {
+				return v, err
 			}
 		}
 		v, err := parseScaledArray(arr)
@@ -660,6 +660,33 @@ func evalScaledArg(st aggState, args []evaluator, b arrow.RecordBatch, ec *ExecC
 	}
 	v, err := se.evalScaled(b)
 	return v, true, err
+}
+
+// slice is v's rows from .. from+n, sharing v's memory (both read-only).
+func (v *scaledVec) slice(from, n int) *scaledVec {
+	if from == 0 && n == v.n {
+		return v
+	}
+	out := &scaledVec{n: n, scale: v.scale, vals: v.vals[from : from+n]}
+	if v.scales != nil {
+		out.scales = v.scales[from : from+n]
+	}
+	if v.exact != nil {
+		out.exact = v.exact[from : from+n]
+	}
+	if v.valid != nil {
+		if from%8 == 0 {
+			out.valid = v.valid[from/8:]
+		} else {
+			out.valid = make([]byte, (n+7)/8)
+			for k := range n {
+				if isValid(v.valid, from+k) {
+					out.valid[k>>3] |= 1 << (k & 7)
+				}
+			}
+		}
+	}
+	return out
 }
 
 // take is a new vector of v's rows sel.
