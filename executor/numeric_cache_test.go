@@ -74,3 +74,58 @@ func TestNumericCacheAcrossStatements(t *testing.T) {
 		t.Error("a full cache kept a vector")
 	}
 }
+
+// TestPiecesReadStoredVector: the pieces a streaming Agg cuts from a
+// stored batch (and pieces of those) read the stored array's vector,
+// sliced at their rows, instead of parsing their own text; a piece of an
+// array no scan stored parses as before.
+func TestPiecesReadStoredVector(t *testing.T) {
+	vals := make([]any, 2*numericCacheMinRows)
+	for i := range vals {
+		if i%10 == 3 {
+			continue // NULL
+		}
+		d, _ := types.NumericFromString(strconv.Itoa(i) + ".5")
+		vals[i] = d
+	}
+	schema := schemaOf([]nodes.Field{field("n", types.NumericT)})
+	stored := arrayOfDatums(types.NumericT, vals)
+	defer stored.Release()
+	markStored(stored.(*array.String))
+	b := makeBatch(schema, []arrow.Array{stored}, len(vals))
+	defer b.Release()
+	mine := arrayOfDatums(types.NumericT, vals)
+	defer mine.Release()
+	own := makeBatch(schema, []arrow.Array{mine}, len(vals))
+	defer own.Release()
+
+	outer := pieceOf(b, 1000, len(vals))
+	defer outer.Release()
+	inner := pieceOf(outer, 37, 5000)
+	defer inner.Release()
+	loose := pieceOf(own, 37, 5000)
+	defer loose.Release()
+	for _, tc := range []struct {
+		piece  arrow.RecordBatch
+		from   int
+		stored bool
+	}{{outer, 1000, true}, {inner, 1037, true}, {loose, 37, false}} {
+		v, ok, err := storedVector(tc.piece.Column(0).(*array.String))
+		if err != nil || ok != tc.stored {
+			t.Fatalf("piece from %d: stored %v, err %v; want %v", tc.from, ok, err, tc.stored)
+		}
+		if !ok {
+			continue
+		}
+		whole, _ := cachedScaled(stored.(*array.String))
+		if v.n != int(tc.piece.NumRows()) || &v.vals[0] != &whole.vals[tc.from] {
+			t.Fatalf("piece from %d: %d rows, not the stored vector's", tc.from, v.n)
+		}
+		for k := range v.n {
+			i := tc.from + k
+			if isValid(v.valid, k) != (vals[i] != nil) || vals[i] != nil && v.vals[k] != int64(i*10+5) {
+				t.Fatalf("piece from %d, row %d: %d (valid %v)", tc.from, k, v.vals[k], isValid(v.valid, k))
+			}
+		}
+	}
+}
