@@ -27,6 +27,11 @@ type qual struct {
 	// pending are the further pieces of a batch whose projection was too
 	// wide for one batch, which next returns before reading more.
 	pending []arrow.RecordBatch
+	// columns, when every target is a plain column, are their input
+	// columns: the filter's passing rows are copied of those columns
+	// alone (a filter on o_comment that outputs two integers copies no
+	// text).
+	columns []int
 }
 
 // qualOwner is implemented by the operators that apply their own plan
@@ -53,6 +58,7 @@ func newQual(b *nodes.PlanBase, ec *ExecContext) (*qual, error) {
 			return nil, err
 		}
 		q.schema = schemaOf(b.Out)
+		q.columns = plainColumns(b.Targets)
 	}
 	if ec.Stats != nil {
 		q.removed = &ec.Stats.Node(b.ID).RowsRemovedByFilter
@@ -65,6 +71,9 @@ func newQual(b *nodes.PlanBase, ec *ExecContext) (*qual, error) {
 func (q *qual) apply(b arrow.RecordBatch) (arrow.RecordBatch, error) {
 	if q == nil || b == nil {
 		return b, nil
+	}
+	if q.filter != nil && q.columns != nil {
+		return q.filterColumns(b)
 	}
 	if q.filter != nil {
 		var err error
@@ -143,6 +152,39 @@ func (q *qual) applyFilter(b arrow.RecordBatch) (arrow.RecordBatch, error) {
 	out := takeBatch(b, sel)
 	b.Release()
 	return out, nil
+}
+
+// filterColumns is apply for a qual whose targets are plain columns:
+// the passing rows of those columns only.
+func (q *qual) filterColumns(b arrow.RecordBatch) (arrow.RecordBatch, error) {
+	defer b.Release()
+	sel, all, err := q.selectRows(b)
+	if err != nil || !all && len(sel) == 0 {
+		return nil, err
+	}
+	if all {
+		b.Retain() // projectColumns takes over b
+		return projectColumns(b, q.columns, q.schema), nil
+	}
+	cols := make([]arrow.Array, len(q.columns))
+	for i, c := range q.columns {
+		cols[i] = takeArray(b.Column(c), sel)
+	}
+	return makeBatch(q.schema, cols, len(sel)), nil
+}
+
+// plainColumns is the input column of each target, or nil unless every
+// target is a plain column.
+func plainColumns(targets []nodes.Expr) []int {
+	cols := make([]int, len(targets))
+	for i, t := range targets {
+		c, ok := t.(*nodes.ColumnRef)
+		if !ok {
+			return nil
+		}
+		cols[i] = c.Index
+	}
+	return cols
 }
 
 // filterProject applies the qual of a node that does not apply its own.
