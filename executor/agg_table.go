@@ -194,6 +194,10 @@ func (t *groupTable) assign(a *aggOp, groups []int32) {
 		t.assignWords(a, groups)
 		return
 	}
+	if t.rowNulls == nil && t.nulls == nil && t.allWords() {
+		t.assignAllWords(a, groups)
+		return
+	}
 	for r, h := range t.hashes {
 		var rowNull uint32
 		if t.rowNulls != nil {
@@ -250,6 +254,48 @@ func (t *groupTable) assignWords(a *aggOp, groups []int32) {
 			i = (i + 1) & t.mask
 		}
 	}
+}
+
+// allWords reports whether every key column is of the word form.
+func (t *groupTable) allWords() bool {
+	for _, f := range t.forms {
+		if f.kind != keyWords {
+			return false
+		}
+	}
+	return true
+}
+
+// assignAllWords is assign for several word keys, no NULL among the
+// groups or the batch's rows: a group matches when every word does.
+func (t *groupTable) assignAllWords(a *aggOp, groups []int32) {
+	for r, h := range t.hashes {
+		tag := uint32(h)
+		i := tag & t.mask
+		for {
+			s := t.slots[i]
+			if s == 0 {
+				groups[r] = t.add(a, r, i, tag, 0)
+				break
+			}
+			if uint32(s>>32) == tag {
+				if g := int32(uint32(s)) - 1; t.equalWords(g, r) {
+					groups[r] = g
+					break
+				}
+			}
+			i = (i + 1) & t.mask
+		}
+	}
+}
+
+func (t *groupTable) equalWords(g int32, r int) bool {
+	for c := range t.cols {
+		if t.cols[c].words[g] != t.in[c].words[r] {
+			return false
+		}
+	}
+	return true
 }
 
 func (t *groupTable) equal(g int32, r int, rowNull uint32) bool {

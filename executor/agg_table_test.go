@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/pgfed/pgfed/executor/exectest"
 	"github.com/pgfed/pgfed/instrument"
 	"github.com/pgfed/pgfed/nodes"
@@ -245,5 +246,89 @@ func TestCharOneKeysPacked(t *testing.T) {
 	}
 	if a, b := packShort("é "), packShort("é"); a != b || a == packShort("e") || packShort(" ") != packShort("") {
 		t.Errorf("packShort: trailing spaces must not count, distinct values must differ")
+	}
+}
+
+// TestAssignAllWordsComparesEveryKey: groups of two word keys without
+// NULLs (assignAllWords) are told apart by both words: 300,000 distinct
+// pairs give 300,000 groups, and a row that shares a group's hash tag
+// matches it only when every word is equal.
+func TestAssignAllWordsComparesEveryKey(t *testing.T) {
+	n := 300_000
+	a, b := make([]any, n), make([]any, n)
+	for i := range n {
+		a[i], b[i] = int64(i%977), int64(i/977)
+	}
+	ts := []types.T{types.Int8T, types.Int8T}
+	rows := make([][]any, n)
+	for i := range rows {
+		rows[i] = []any{a[i], b[i]}
+	}
+	s := stub(field("a", types.Int8T), field("b", types.Int8T))
+	plan := &nodes.Agg{Child: s, Strategy: nodes.AggHashed, GroupKeys: []nodes.Expr{col(0, types.Int8T), col(1, types.Int8T)},
+		Aggs: []*nodes.AggCall{aggCall("count", nil, types.Int8T)}}
+	ec := &ExecContext{BatchSize: 1 << 16, WorkMem: 1 << 30, TempDir: t.TempDir()}
+	op := buildWindowOver(t, plan, ec, s, exectest.New(nil, "in", exectest.Batches(tableBatches(ts, rows, 1<<16)...)...))
+	ctx := context.Background()
+	if err := op.Open(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer op.Close()
+	groups := 0
+	for {
+		b, err := op.Next(ctx)
+		if err != nil {
+			break
+		}
+		groups += int(b.NumRows())
+		b.Release()
+	}
+	if groups != n {
+		t.Fatalf("%d groups, want %d", groups, n)
+	}
+	tbl := op.(*aggOp).table
+	if tbl == nil || !tbl.allWords() {
+		t.Fatal("the groups were not in a groupTable of word keys")
+	}
+	// Rows whose hash tags collide are told apart by every word: a
+	// group and a row differing in one key only, whichever it is.
+	for c := range tbl.cols {
+		g := int32(5)
+		for k := range tbl.in {
+			tbl.in[k].words = []int64{tbl.cols[k].words[g]}
+		}
+		if !tbl.equalWords(g, 0) {
+			t.Fatal("a row equal to its group does not match it")
+		}
+		tbl.in[c].words[0]++
+		if tbl.equalWords(g, 0) {
+			t.Errorf("a row differing in key %d matches the group", c)
+		}
+	}
+}
+
+// TestAppendPackedMatchesPackShort: the one-byte shortcut of packed keys
+// gives packShort's words, spaces and longer values included.
+func TestAppendPackedMatchesPackShort(t *testing.T) {
+	vals := []string{"A", "F", " ", "", "A ", "é", "ab", "\x00", "Z  "}
+	arr := arrayOfDatums(types.TextT, func() []any {
+		out := make([]any, len(vals))
+		for i, v := range vals {
+			out[i] = v
+		}
+		return out
+	}())
+	defer arr.Release()
+	var k keyVec
+	k.appendPacked(arr.(*array.String), nil, len(vals))
+	var sel keyVec
+	sel.appendPacked(arr.(*array.String), []int32{2, 0, 5}, 3)
+	for i, v := range vals {
+		if k.words[i] != packShort(v) {
+			t.Errorf("%q: word %x, packShort %x", v, k.words[i], packShort(v))
+		}
+	}
+	if want := []int64{packShort(" "), packShort("A"), packShort("é")}; !slices.Equal(sel.words, want) {
+		t.Errorf("selected rows: %x, want %x", sel.words, want)
 	}
 }

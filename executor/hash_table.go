@@ -86,6 +86,25 @@ func packShort(s string) int64 {
 	return int64(w)
 }
 
+// appendPacked appends the packed words of a's rows sel (nil: its first
+// n rows). A value of one byte other than a space (a flag: 'A', 'F')
+// packs without going through a string.
+func (k *keyVec) appendPacked(a *array.String, sel []int32, n int) {
+	offs, data := a.ValueOffsets(), a.ValueBytes()
+	for j := range n {
+		r := j
+		if sel != nil {
+			r = int(sel[j])
+		}
+		lo, hi := offs[r], offs[r+1]
+		if hi-lo == 1 && data[lo] != ' ' {
+			k.words = append(k.words, 1|int64(data[lo])<<8)
+			continue
+		}
+		k.words = append(k.words, packShort(a.Value(r)))
+	}
+}
+
 // keyVec is one key column of some rows in normalized form.
 type keyVec struct {
 	words []int64
@@ -151,9 +170,7 @@ func (k *keyVec) appendFrom(arr arrow.Array, f keyForm) {
 		}
 	case *array.String:
 		if f.packed {
-			for i := 0; i < n; i++ {
-				k.words = append(k.words, packShort(a.Value(i)))
-			}
+			k.appendPacked(a, nil, n)
 			break
 		}
 		for i := 0; i < n; i++ {
@@ -209,9 +226,7 @@ func (k *keyVec) appendSelected(arr arrow.Array, f keyForm, sel []int32) {
 		}
 	case *array.String:
 		if f.packed {
-			for _, r := range sel {
-				k.words = append(k.words, packShort(a.Value(int(r))))
-			}
+			k.appendPacked(a, sel, len(sel))
 			break
 		}
 		for _, r := range sel {
