@@ -496,6 +496,9 @@ func (e *numericArithEval) uniform(l, r, out *scaledVec) []int {
 		}
 		return mulVals(l.vals, r.vals, out.vals)
 	}
+	if redo, ok := e.constUniform(l, r, out); ok {
+		return redo
+	}
 	out.scale = max(ls, rs)
 	lv, rv := l.vals, r.vals
 	var redo []int
@@ -555,6 +558,69 @@ var pow10 = func() (p [19]int64) {
 // mulVals sets out[i] = a[i] * c[i]; rows whose product overflows int64
 // are returned. MinInt64 never occurs (additions refuse it), so the
 // magnitudes are exact.
+// constUniform is uniform's + and - of a column and a constant of no
+// larger scale (1 - l_discount): the constant rescaled once, not per row;
+// ok false leaves the operation to uniform.
+func (e *numericArithEval) constUniform(l, r, out *scaledVec) (redo []int, ok bool) {
+	col, c := l, r
+	if e.lconst {
+		col, c = r, l
+	} else if !e.rconst {
+		return nil, false
+	}
+	if c.exact != nil || c.n == 0 || c.scale > col.scale {
+		return nil, false
+	}
+	cv := c.vals[0]
+	if k := col.scale - c.scale; k > 0 {
+		if cv > math.MaxInt64/pow10[k] || cv < -math.MaxInt64/pow10[k] {
+			return nil, false
+		}
+		cv *= pow10[k]
+	}
+	out.scale = col.scale
+	switch {
+	case e.op == "+":
+		return addConstVals(col.vals, cv, out.vals), true
+	case e.lconst:
+		return subFromConstVals(cv, col.vals, out.vals), true
+	}
+	if cv == math.MinInt64 {
+		return nil, false
+	}
+	return addConstVals(col.vals, -cv, out.vals), true
+}
+
+// addConstVals sets out[i] = a[i] + c; rows that overflow are returned.
+func addConstVals(a []int64, c int64, out []int64) []int {
+	var redo []int
+	out = out[:len(a)]
+	for i, x := range a {
+		s := x + c
+		if ((x^s)&(c^s)) < 0 || s == math.MinInt64 {
+			redo = append(redo, i)
+			continue
+		}
+		out[i] = s
+	}
+	return redo
+}
+
+// subFromConstVals sets out[i] = c - a[i]; rows that overflow are returned.
+func subFromConstVals(c int64, a []int64, out []int64) []int {
+	var redo []int
+	out = out[:len(a)]
+	for i, x := range a {
+		s := c - x
+		if ((c^x)&(c^s)) < 0 || s == math.MinInt64 {
+			redo = append(redo, i)
+			continue
+		}
+		out[i] = s
+	}
+	return redo
+}
+
 func mulVals(a, c, out []int64) []int {
 	var redo []int
 	c = c[:len(a)]
@@ -718,6 +784,53 @@ func (v *scaledVec) take(sel []int32) *scaledVec {
 	return out
 }
 
+// laneGroups: the sums of at most this many groups are added in lanes.
+const laneGroups = 16
+
+// addLanes adds vals (those of rows sel, sel nil: all) at one scale to
+// the sums of their groups (fewer than laneGroups) through lanes: row k
+// goes to partial sum k%4 of its group, so that consecutive rows of one
+// group (Q1's four groups, most rows in two) do not each wait for the
+// addition before, and the partial sums are added to the groups' at the
+// end. The sum is the same exact sum; a partial sum about to overflow is
+// added to the group's (which turns decimal past int64) and restarted.
+func (s *numericSumState) addLanes(groups []int32, vals []int64, sel []int32, scale int32) error {
+	var acc, cnt [4 * laneGroups]int64
+	n := len(vals)
+	if sel != nil {
+		n = len(sel)
+	}
+	groups = groups[:n]
+	for k, g := range groups {
+		x := vals[k]
+		if sel != nil {
+			x = vals[sel[k]]
+		}
+		l := (k&3)*laneGroups + int(g)&(laneGroups-1)
+		sum := acc[l]
+		t := sum + x
+		if ((sum ^ t) & (x ^ t)) < 0 {
+			if err := s.addScaled(g, sum, scale); err != nil {
+				return err
+			}
+			t = x
+		}
+		acc[l] = t
+		cnt[l]++
+	}
+	for l, c := range cnt {
+		if c == 0 {
+			continue
+		}
+		g := int32(l % laneGroups)
+		s.counts[g] += c
+		if err := s.addScaled(g, acc[l], scale); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // updateScaled adds a scaled vector's rows to their groups' sums.
 func (s *numericSumState) updateScaled(groups []int32, ngroups int, v *scaledVec) error {
 	s.counts = grow(s.counts, ngroups)
@@ -777,6 +890,9 @@ func (s *numericSumState) updateScaledSel(groups []int32, ngroups int, v *scaled
 		}
 		return s.addScaled(0, sum, v.scale)
 	}
+	if ngroups <= laneGroups {
+		return s.addLanes(groups, v.vals, sel, v.scale)
+	}
 	scale := v.scale
 	for k, i := range sel {
 		g, x := groups[k], v.vals[i]
@@ -814,6 +930,9 @@ func (s *numericSumState) addRun(vals []int64, scale int32) error {
 
 // addGrouped adds values of one scale to their groups.
 func (s *numericSumState) addGrouped(groups []int32, vals []int64, scale int32) error {
+	if len(s.fixed) <= laneGroups {
+		return s.addLanes(groups, vals, nil, scale)
+	}
 	groups = groups[:len(vals)]
 	for i, x := range vals {
 		g := groups[i]

@@ -106,6 +106,18 @@ func TestNumericVectorArith(t *testing.T) {
 		numOp("+", numOp("*", c0, c1), numOp("*", c1, c2)),
 		numOp("-", numOp("*", c0, c1), numOp("*", c2, c1)),
 	}
+	// A constant of no larger scale, rescaled once (constUniform), in a
+	// product that reads the vector it computes.
+	for _, e := range []nodes.Expr{
+		numOp("+", c0, numLit("1")),
+		numOp("-", c1, numLit("0.5")),
+		numOp("-", numLit("9999999999999999.99"), c2), // 18 digits, the most parsed to int64
+		numOp("+", numLit("-9999999999999999.99"), c0),
+		numOp("-", c0, numLit("-9999999999999999.99")),
+		numOp("-", numLit("NULL"), c1),
+	} {
+		exprs = append(exprs, numOp("*", e, numLit("1")))
+	}
 	for _, rows := range [][][]any{numericVectorRows, uniformVectorRows, withoutNulls(numericVectorRows)} {
 		checkNumericExprs(t, exprs, rows)
 	}
@@ -256,8 +268,15 @@ func denseNumeric(r *rand.Rand) any {
 // testNumericSumAvg: dense is one scale and no NULLs (the tight loops),
 // else mixed scales, NULLs and values too long for int64.
 func testNumericSumAvg(t *testing.T, dense bool) {
+	// 4 groups add in lanes (addLanes), 40 one row at a time.
+	for _, ngroups := range []int{4, 40} {
+		testNumericSumAvgGroups(t, dense, ngroups)
+	}
+}
+
+func testNumericSumAvgGroups(t *testing.T, dense bool, ngroups int) {
 	r := rand.New(rand.NewSource(1))
-	const nrows, ngroups = 3000, 4
+	const nrows = 3000
 	rows := make([][]any, nrows)
 	groups := make([]int32, nrows)
 	var a, b []any
