@@ -102,10 +102,12 @@ func compileNode(e nodes.Expr, ec *ExecContext) (evaluator, error) {
 			return nil, err
 		}
 		reads := make([][]int, len(x.Args))
+		wholeOK := make([]bool, len(x.Args))
 		for i, a := range x.Args {
 			reads[i] = columnsRead(a)
+			wholeOK[i] = evaluableOverMoreRows(a)
 		}
-		return &boolEval{op: x.Op, args: args, reads: reads}, nil
+		return &boolEval{op: x.Op, args: args, reads: reads, wholeOK: wholeOK}, nil
 	case *nodes.NullTest:
 		arg, err := compileExpr(x.Arg, ec)
 		if err != nil {
@@ -264,6 +266,11 @@ type boolEval struct {
 	// sees only the undecided rows gets those columns of them, not a
 	// copy of the whole batch.
 	reads [][]int
+	// wholeOK: the argument may be evaluated over rows already decided
+	// (no SubPlan, nothing volatile), which costs less than copying most
+	// of the batch's rows for it; an error there sends it back to the
+	// undecided rows alone, where PostgreSQL would evaluate it.
+	wholeOK []bool
 }
 
 // columnsRead lists the input columns e reads.
@@ -350,6 +357,13 @@ func (e *boolEval) evalAndOr(b arrow.RecordBatch, first *array.Boolean) (arrow.A
 				absorbAll(all, isAnd, decided, sawNull)
 				all.Release()
 				continue
+			}
+			if e.wholeOK[k+1] && filterInPlace {
+				if arr, err := arg.eval(b); err == nil {
+					absorbAll(arr.(*array.Boolean), isAnd, decided, sawNull)
+					arr.Release()
+					continue
+				}
 			}
 		}
 		if undecided == n {

@@ -11,6 +11,7 @@ package executor
 import (
 	"fmt"
 	"math/rand"
+	"slices"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -279,6 +280,43 @@ func TestNumericAgainstConstInPlace(t *testing.T) {
 					t.Errorf("%s: in place differs from row by row (-want +got):\n%s", tree, diff)
 				}
 			}
+		}
+	}
+}
+
+// An arm of OR or AND that is itself a conjunction (not a kernel) is
+// evaluated over the whole batch when most rows are undecided, taking no
+// rows (TPC-H Q19's three brand/container/size arms); an arm that fails
+// there (100 / c9 on rows the first arm decided) goes back to the
+// undecided rows, where it does not fail, as PostgreSQL evaluates it.
+func TestBoolArmsOverWholeBatch(t *testing.T) {
+	c10 := func(s string) nodes.Expr { return lit(s, char10) }
+	b := inPlaceTestBatch(4000, 5)
+	defer b.Release()
+	c9 := col(9, types.Int4T)
+	for _, tc := range []struct {
+		e         nodes.Expr
+		takesRows bool
+	}{
+		{or(and(cmpOp("=", col(0, char10), c10("AIR")), cmpOp(">", col(5, types.Int2T), lit(int64(1), types.Int2T))),
+			and(cmpOp("=", col(1, types.TextT), lit("SHIP", types.TextT)), cmpOp("<", c9, lit(int64(2), types.Int4T)))), false},
+		{or(cmpOp("=", c9, lit(int64(0), types.Int4T)),
+			and(cmpOp(">", op("/", lit(int64(100), types.Int4T), c9, types.Int4T), lit(int64(0), types.Int4T)),
+				cmpOp(">", col(5, types.Int2T), lit(int64(-100), types.Int2T)))), true},
+	} {
+		want, _, err := evalFilterMode(t, tc.e, b, false, false)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.e, err)
+		}
+		got, taken, err := evalFilterMode(t, tc.e, b, true, true)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.e, err)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: differs from the row-at-a-time result", tc.e)
+		}
+		if (taken > 0) != tc.takesRows {
+			t.Errorf("%s: took %d rows", tc.e, taken)
 		}
 	}
 }
