@@ -60,6 +60,42 @@ const (
 type bloomFilter struct {
 	words []uint64
 	shift uint // 64 - log2(len(words))
+	// keys, when not nil, is exact: bit k set for the one word key lo+k,
+	// for a build of integer keys in a range small enough (rangeBits):
+	// one bit test per row, no hash, and no row passes that cannot
+	// match (the Bloom filter still serves scans that hash their keys).
+	keys  []uint64
+	lo    int64
+	nbits uint64
+}
+
+// maxRangeBits bounds an exact filter (1 MB); minRangeBits is a range
+// always small enough (32 kB), else it must be at most rangeBitsPerKey
+// bits a key, the Bloom filter's own size: sparse keys keep only that.
+const (
+	maxRangeBits    = 1 << 23
+	minRangeBits    = 1 << 18
+	rangeBitsPerKey = bloomBitsPerKey
+)
+
+// setRange makes f exact over the word keys ks, lo..hi, if their range
+// is small enough.
+func (f *bloomFilter) setRange(ks []int64, lo, hi int64) {
+	span := uint64(hi) - uint64(lo) + 1 // hi >= lo; 0 when the range is all of int64
+	if span == 0 || span > maxRangeBits || span > max(minRangeBits, uint64(len(ks))*rangeBitsPerKey) {
+		return
+	}
+	f.keys, f.lo, f.nbits = make([]uint64, (span+63)/64), lo, span
+	for _, k := range ks {
+		u := uint64(k) - uint64(lo)
+		f.keys[u>>6] |= 1 << (u & 63)
+	}
+}
+
+// hasKey is the exact filter's test of word key v.
+func (f *bloomFilter) hasKey(v int64) bool {
+	u := uint64(v) - uint64(f.lo) // exact mod 2^64: < nbits only within the range
+	return u < f.nbits && f.keys[u>>6]&(1<<(u&63)) != 0
 }
 
 func newBloomFilter(keys float64) *bloomFilter {
@@ -111,9 +147,15 @@ type joinFilter struct {
 	forms    []keyForm
 	estimate float64  // the planner's build rows
 	hashes   []uint64 // the build keys' hashes, until collectLimit
-	bloom    *bloomFilter
-	added    int64
-	scratch  keyScratch
+	// ints: the filter has one key, of integer values (words), which are
+	// collected with their range, until collectLimit, for an exact filter.
+	ints       bool
+	intKeys    []int64
+	collecting bool
+	lo, hi     int64
+	bloom      *bloomFilter
+	added      int64
+	scratch    keyScratch
 
 	// early filters the outer batch the join read before building (when
 	// its outer side is the filtered scan) by the join's outer keys;
@@ -133,6 +175,7 @@ func newJoinFilter(j *hashJoin) *joinFilter {
 		jf.early.keys = append(jf.early.keys, j.outerKeys[k])
 	}
 	jf.early.forms = jf.forms
+	jf.ints = len(jf.forms) == 1 && jf.forms[0].kind == keyWords && jf.forms[0].t.IsInteger()
 	if j.ec.Stats != nil {
 		jf.scanStats = j.ec.Stats.Node(j.plan.Outer.Base().ID)
 	}
@@ -157,6 +200,7 @@ func (jf *joinFilter) filterEarly(b arrow.RecordBatch) (arrow.RecordBatch, error
 func (jf *joinFilter) begin() {
 	jf.slot.f.Store(nil)
 	jf.hashes, jf.bloom, jf.added = jf.hashes[:0], nil, 0
+	jf.intKeys, jf.collecting = jf.intKeys[:0], jf.ints
 }
 
 // add hashes the keys of build batch b into the filter.
@@ -166,6 +210,9 @@ func (jf *joinFilter) add(b arrow.RecordBatch) error {
 		return err
 	}
 	defer s.release()
+	if jf.collecting {
+		jf.collectInts(s)
+	}
 	for i, h := range s.hashes {
 		if s.nulls != nil && s.nulls[i] {
 			continue
@@ -181,6 +228,24 @@ func (jf *joinFilter) add(b arrow.RecordBatch) error {
 		}
 	}
 	return nil
+}
+
+// collectInts keeps the batch's integer keys (NULLs aside) and their
+// range, up to collectLimit keys.
+func (jf *joinFilter) collectInts(s *keyScratch) {
+	for i, w := range s.keys[0].words[:len(s.hashes)] {
+		if s.nulls != nil && s.nulls[i] {
+			continue
+		}
+		if len(jf.intKeys) == 0 {
+			jf.lo, jf.hi = w, w
+		}
+		jf.lo, jf.hi = min(jf.lo, w), max(jf.hi, w)
+		jf.intKeys = append(jf.intKeys, w)
+	}
+	if len(jf.intKeys) > collectLimit {
+		jf.intKeys, jf.collecting = nil, false
+	}
 }
 
 // toBloom moves the collected hashes into a filter sized for keys.
@@ -209,7 +274,13 @@ func (jf *joinFilter) finish() *bloomFilter {
 	if cap(jf.hashes) > collectLimit/16 {
 		jf.hashes = nil // do not keep a large buffer between builds
 	}
-	if jf.added > f.capacity()*overloadFactor {
+	if jf.collecting && len(jf.intKeys) > 0 {
+		f.setRange(jf.intKeys, jf.lo, jf.hi)
+	}
+	if cap(jf.intKeys) > collectLimit/16 {
+		jf.intKeys = nil
+	}
+	if f.keys == nil && jf.added > f.capacity()*overloadFactor {
 		return nil
 	}
 	return f
@@ -253,7 +324,11 @@ func (sf *scanFilter) keep(b arrow.RecordBatch, sel []int32) ([]int32, bool, err
 		return sel, false, nil
 	}
 	if len(sf.keys) == 1 && sf.forms[0].kind == keyWords {
-		if cr, ok := sf.keys[0].(*columnEval); ok && cr.idx < int(b.NumCols()) {
+		ev := sf.keys[0]
+		if c, ok := ev.(*checkedEval); ok { // tests check result types
+			ev = c.ev
+		}
+		if cr, ok := ev.(*columnEval); ok && cr.idx < int(b.NumCols()) {
 			if out, done := keepInts(f, b.Column(cr.idx), sel); done {
 				sf.count(int(b.NumRows()), len(out)-len(sel))
 				return out, true, nil
@@ -300,6 +375,9 @@ func keepInts(f *bloomFilter, a arrow.Array, sel []int32) ([]int32, bool) {
 	if a.NullN() > 0 {
 		return sel, false
 	}
+	if f.keys != nil {
+		return keepIntsExact(f, a, sel)
+	}
 	switch a.(type) {
 	case *array.Int32, *array.Date32:
 		for i, v := range valuesOf[int32](a) {
@@ -310,6 +388,34 @@ func keepInts(f *bloomFilter, a arrow.Array, sel []int32) ([]int32, bool) {
 	case *array.Int64, *array.Timestamp:
 		for i, v := range valuesOf[int64](a) {
 			if f.mayHave(mix64(uint64(v))) {
+				sel = append(sel, int32(i))
+			}
+		}
+	default:
+		return sel, false
+	}
+	return sel, true
+}
+
+// keepIntsExact is keepInts by the exact filter: integer columns only
+// (the filter's keys are integers; a date column is not keyed so).
+func keepIntsExact(f *bloomFilter, a arrow.Array, sel []int32) ([]int32, bool) {
+	switch a := a.(type) {
+	case *array.Int16:
+		for i, v := range a.Int16Values() {
+			if f.hasKey(int64(v)) {
+				sel = append(sel, int32(i))
+			}
+		}
+	case *array.Int32:
+		for i, v := range a.Int32Values() {
+			if f.hasKey(int64(v)) {
+				sel = append(sel, int32(i))
+			}
+		}
+	case *array.Int64:
+		for i, v := range a.Int64Values() {
+			if f.hasKey(v) {
 				sel = append(sel, int32(i))
 			}
 		}

@@ -1,7 +1,9 @@
 package executor
 
 import (
+	"math"
 	"math/rand"
+	"slices"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -212,4 +214,83 @@ func TestRuntimeFilterOfEarlierRunIgnored(t *testing.T) {
 			t.Fatalf("run %d: %d rows, want %d", n+1, len(got), want)
 		}
 	}
+}
+
+// TestRuntimeFilterExactOverIntRange: a build of integer keys within a
+// small range publishes an exact filter: a scan keeps exactly the rows
+// whose keys the build had (a Bloom filter would pass others too), at
+// the ends of int64 as well; sparse keys keep the Bloom filter alone.
+func TestRuntimeFilterExactOverIntRange(t *testing.T) {
+	mem := checkedAlloc(t)
+	const minI, maxI = math.MinInt64, math.MaxInt64
+	for _, tc := range []struct {
+		name  string
+		build []any
+		exact bool
+		scan  []any
+		want  []int32
+	}{
+		{"evens", evens(2000), true, ints(0, 100000), evenRows(2000)},
+		{"int64 ends", []any{int64(minI), int64(minI + 5), nil}, true,
+			[]any{int64(maxI), int64(minI + 5), int64(minI + 1), int64(minI), int64(0), int64(maxI - 5)}, []int32{1, 3}},
+		{"sparse", []any{int64(0), int64(1) << 40}, false, []any{int64(1) << 40, int64(3), int64(0)}, nil},
+	} {
+		ec := &ExecContext{filters: &runtimeFilters{}}
+		sfs, err := newScanFilters([]*nodes.RuntimeFilter{{ID: 1, Keys: []nodes.Expr{col(0, types.Int8T)}, BuildKeys: []nodes.Expr{col(0, types.Int8T)}}}, ec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		key, err := compileExpr(col(0, types.Int8T), ec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		jf := &joinFilter{slot: ec.filterSlot(1), keys: []evaluator{key}, forms: []keyForm{keyFormOf(types.Int8T)}, ints: true}
+		jf.begin()
+		build := abBatch(mem, tc.build, make([]any, len(tc.build)))
+		if err := jf.add(build); err != nil {
+			t.Fatal(err)
+		}
+		build.Release()
+		jf.publish()
+		f := ec.filterSlot(1).f.Load()
+		if (f.keys != nil) != tc.exact {
+			t.Fatalf("%s: exact filter %v, want %v", tc.name, f.keys != nil, tc.exact)
+		}
+		b := abBatch(mem, tc.scan, make([]any, len(tc.scan)))
+		sel, looked, err := sfs[0].keep(b, nil)
+		b.Release()
+		if err != nil || !looked {
+			t.Fatalf("%s: looked %v, err %v", tc.name, looked, err)
+		}
+		if tc.exact && !slices.Equal(sel, tc.want) {
+			t.Errorf("%s: kept %d rows %v..., want %d", tc.name, len(sel), sel[:min(len(sel), 8)], len(tc.want))
+		}
+		if !tc.exact && (len(sel) < 2 || sel[0] != 0 || !slices.Contains(sel, 2)) {
+			t.Errorf("%s: kept %v, want rows 0 and 2 among them", tc.name, sel)
+		}
+	}
+}
+
+func ints(lo, hi int) []any {
+	out := make([]any, 0, hi-lo)
+	for v := lo; v < hi; v++ {
+		out = append(out, int64(v))
+	}
+	return out
+}
+
+func evens(upTo int) []any {
+	var out []any
+	for v := 0; v <= upTo; v += 2 {
+		out = append(out, int64(v))
+	}
+	return out
+}
+
+func evenRows(upTo int) []int32 {
+	var out []int32
+	for v := 0; v <= upTo; v += 2 {
+		out = append(out, int32(v))
+	}
+	return out
 }
