@@ -48,9 +48,11 @@ func cancellations() []cancellation {
 		},
 		{
 			// As Session.statementContext implements statement_timeout.
+			// Long enough for a first batch before it (1ms was not,
+			// under -race on a loaded machine), short for end's wait.
 			name: "statement_timeout expires",
 			start: func() (context.Context, func()) {
-				ctx, cancel := context.WithTimeoutCause(context.Background(), time.Millisecond, pgerr.Timeout())
+				ctx, cancel := context.WithTimeoutCause(context.Background(), 100*time.Millisecond, pgerr.Timeout())
 				return ctx, func() {
 					<-ctx.Done()
 					cancel()
