@@ -236,6 +236,7 @@ func (a *aggOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
 		end = a.out.NumRows()
 	}
 	s := a.out.NewSlice(a.pos, end)
+	noteSlices(a.out, s, int(a.pos))
 	a.pos = end
 	return s, nil
 }

@@ -706,6 +706,13 @@ func (s *numericSumState) sumArray(ngroups int) (arrow.Array, error) {
 	data := make([]byte, 0, 8*ngroups)
 	var valid []byte
 	nulls := 0
+	// vec is the sums as the scaled vector their text would parse to, for
+	// the readers of the result (a HAVING on it) to use instead.
+	// (Copies: a window aggregate goes on adding to the state.)
+	var vec *scaledVec
+	if ngroups >= numericCacheMinRows {
+		vec = &scaledVec{n: ngroups, vals: slices.Clone(s.fixed[:ngroups]), scales: slices.Clone(s.scales[:ngroups])}
+	}
 	for g := 0; g < ngroups; g++ {
 		switch {
 		case s.counts[g] == 0:
@@ -723,13 +730,21 @@ func (s *numericSumState) sumArray(ngroups int) (arrow.Array, error) {
 				return nil, err
 			}
 			data = types.AppendFormat(data, types.NumericT, sum)
+			if vec != nil {
+				vec.setExact(g, sum)
+			}
 		}
 		if len(data) > math.MaxInt32 {
 			return nil, pgerr.New(pgerr.ProgramLimitExceeded, "sums exceed 2GB")
 		}
 		offs[g+1] = int32(len(data))
 	}
-	return newStringArray(offs, data, valid, nulls), nil
+	arr := newStringArray(offs, data, valid, nulls)
+	if vec != nil {
+		vec.valid = valid
+		noteProduced(arr.(*array.String), vec)
+	}
+	return arr, nil
 }
 
 // intervalSumState is sum and avg of interval: interval_pl's sum (22008

@@ -190,6 +190,7 @@ func (a *aggOp) nextStreamed(ctx context.Context) (arrow.RecordBatch, error) {
 	}
 	end := min(a.pos+int64(a.ec.BatchSize), a.out.NumRows())
 	s := a.out.NewSlice(a.pos, end)
+	noteSlices(a.out, s, int(a.pos))
 	a.pos = end
 	return s, nil
 }

@@ -17,6 +17,11 @@ package executor
 // not those a statement makes (a filter's copy, a join's output), which
 // no other statement reads; and only of numericCacheMinRows rows or more.
 //
+// An array an operator wrote from a scaled vector (sum's results,
+// noteProduced) keeps that vector for as long as it lives, so that what
+// reads the array next (HAVING sum(x) > 300) does not parse the text the
+// operator just formatted.
+//
 // An operator that cuts a stored batch in two (a streaming Agg,
 // agg_stream.go) registers the pieces (noteSlices): a piece reads its
 // stored array's vector, sliced, rather than parse its own text.
@@ -35,6 +40,7 @@ var (
 	numericStored     sync.Map // weak.Pointer[array.String] -> struct{}: stored arrays seen
 	numericCache      sync.Map // weak.Pointer[array.String] -> *scaledVec
 	numericSlices     sync.Map // weak.Pointer[array.String] -> storedSlice: pieces of stored arrays
+	numericProduced   sync.Map // weak.Pointer[array.String] -> *scaledVec: arrays written from vectors
 	numericCacheBytes atomic.Int64
 	// numericCacheLimit bounds the vectors kept (a variable for tests).
 	numericCacheLimit int64 = 1 << 30
@@ -111,8 +117,29 @@ type storedSlice struct {
 	from   int
 }
 
+// noteProduced records v as the vector arr was written from (arrays of
+// numericCacheMinRows rows or more: below, parsing costs less).
+func noteProduced(arr *array.String, v *scaledVec) {
+	if arr.Len() < numericCacheMinRows {
+		return
+	}
+	key := weak.Make(arr)
+	if _, loaded := numericProduced.LoadOrStore(key, v); !loaded {
+		runtime.AddCleanup(arr, func(k weak.Pointer[array.String]) { numericProduced.Delete(k) }, key)
+	}
+}
+
+// producedVector is the vector arr was written from, if recorded.
+func producedVector(arr *array.String) (*scaledVec, bool) {
+	v, ok := numericProduced.Load(weak.Make(arr))
+	if !ok {
+		return nil, false
+	}
+	return v.(*scaledVec), true
+}
+
 // noteSlices registers the numeric columns of piece, rows from on of the
-// stored batch b, as pieces of b's stored arrays.
+// batch b, as pieces of b's stored (or produced) arrays.
 func noteSlices(b, piece arrow.RecordBatch, from int) {
 	for i, col := range b.Columns() {
 		strs, ok := col.(*array.String)
@@ -123,7 +150,9 @@ func noteSlices(b, piece arrow.RecordBatch, from int) {
 		if e, ok := numericSlices.Load(weak.Make(strs)); ok { // a piece of a piece
 			at = storedSlice{stored: e.(storedSlice).stored, from: e.(storedSlice).from + from}
 		} else if _, stored := numericStored.Load(weak.Make(strs)); !stored {
-			continue
+			if _, produced := producedVector(strs); !produced {
+				continue
+			}
 		}
 		p := piece.Column(i).(*array.String)
 		key := weak.Make(p)
@@ -140,12 +169,18 @@ func storedVector(arr *array.String) (v *scaledVec, ok bool, err error) {
 	if v, ok := cachedScaled(arr); ok {
 		return v, true, nil
 	}
+	if v, ok := producedVector(arr); ok {
+		return v, true, nil
+	}
 	e, ok := numericSlices.Load(weak.Make(arr))
 	if !ok {
 		return nil, false, nil
 	}
 	sl := e.(storedSlice)
 	whole, ok := cachedScaled(sl.stored)
+	if !ok {
+		whole, ok = producedVector(sl.stored)
+	}
 	if !ok {
 		if !keptOrKeepable(sl.stored) {
 			return nil, false, nil

@@ -129,3 +129,77 @@ func TestPiecesReadStoredVector(t *testing.T) {
 		}
 	}
 }
+
+// TestSumResultsKeepTheirVector: sum's results carry the vector they were
+// written from (and a slice of them the slice of it), which agrees with
+// what parsing their text gives, NULL groups and sums past int64
+// included; so a HAVING on them parses nothing.
+func TestSumResultsKeepTheirVector(t *testing.T) {
+	n := numericCacheMinRows + 10
+	vals := make([]any, 2*n)
+	groups := make([]int32, 2*n)
+	for i := range vals {
+		g := i % n
+		groups[i] = int32(g)
+		switch {
+		case g%17 == 3:
+			continue // a group of NULLs: a NULL sum
+		case g == 5:
+			vals[i], _ = types.NumericFromString("9000000000000000000.00") // past int64: a decimal sum
+		default:
+			vals[i], _ = types.NumericFromString(strconv.Itoa(g) + "." + strconv.Itoa(i%10))
+		}
+	}
+	arr := arrayOfDatums(types.NumericT, vals)
+	defer arr.Release()
+	b := makeBatch(schemaOf([]nodes.Field{field("n", types.NumericT)}), []arrow.Array{arr}, len(vals))
+	defer b.Release()
+	st := newAggState(aggCall("sum", col(0, types.NumericT), types.NumericT))
+	ec := &ExecContext{}
+	defer ec.Release()
+	ev, err := compileExpr(col(0, types.NumericT), ec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := aggBatch(st, ev, b, groups, n, ec); err != nil {
+		t.Fatal(err)
+	}
+	res, err := st.result(n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Release()
+	out := makeBatch(schemaOf([]nodes.Field{field("s", types.NumericT)}), []arrow.Array{res}, n)
+	defer out.Release()
+	piece := pieceOf(out, 100, n)
+	defer piece.Release()
+	for _, tc := range []struct {
+		arr  *array.String
+		from int
+	}{{res.(*array.String), 0}, {piece.Column(0).(*array.String), 100}} {
+		v, ok, err := storedVector(tc.arr)
+		if err != nil || !ok {
+			t.Fatalf("from %d: no vector (err %v)", tc.from, err)
+		}
+		parsed, err := parseScaledArray(tc.arr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range tc.arr.Len() {
+			if isValid(v.valid, i) != isValid(parsed.valid, i) {
+				t.Fatalf("from %d, row %d: NULL differs", tc.from, i)
+			}
+			if !isValid(v.valid, i) {
+				continue
+			}
+			if i+tc.from == 5 && !v.isExact(i) {
+				t.Fatalf("from %d: the decimal sum is not exact in the vector", tc.from)
+			}
+			got, _ := v.decimalAt(i)
+			want, _ := parsed.decimalAt(i)
+			if got.Cmp(want) != 0 || got.Exponent != want.Exponent {
+				t.Fatalf("from %d, row %d: vector %s, text %s", tc.from, i, got, want)
+			}
+		}
+	}
+}
