@@ -302,3 +302,30 @@ func TestParallelSettings(t *testing.T) {
 		checkError(t, err, "22023", c.msg)
 	}
 }
+
+// TestParallelInitPlanRunsOnce: an InitPlan of a node under a Gather runs
+// once for all the participants (the others wait for its value), as
+// PostgreSQL's leader evaluates it once, and every participant filters
+// by the same value.
+func TestParallelInitPlanRunsOnce(t *testing.T) {
+	s := openDB(t).NewSession()
+	parallelTable(t, s, 100000, 10)
+	q := "SELECT count(*), sum(b) FROM (SELECT a, b FROM t WHERE b > (SELECT avg(b) FROM t WHERE a < 10)) x"
+	execSQL(t, s, "SET max_parallel_workers_per_gather = 0")
+	want := queryRows(t, s, q)
+	for _, leader := range []bool{true, false} {
+		forceParallel(t, s, 2, leader)
+		if got := queryRows(t, s, q); !slices.Equal(got, want) {
+			t.Errorf("leader %v: %v, serial %v", leader, got, want)
+		}
+		plan := strings.Join(queryRows(t, s, "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) "+q), "\n")
+		gather := strings.Index(plan, "Gather")
+		init := strings.Index(plan, "InitPlan 1")
+		if gather < 0 || init < gather || !strings.Contains(plan, "Workers Launched: 2") {
+			t.Fatalf("leader %v: no InitPlan under a Gather with two workers:\n%s", leader, plan)
+		}
+		if !strings.Contains(plan[init:], "Aggregate (actual rows=1 loops=1)") {
+			t.Errorf("leader %v: the InitPlan ran more than once:\n%s", leader, plan)
+		}
+	}
+}

@@ -11,7 +11,10 @@ package executor
 //
 // PostgreSQL runs an initplan at the first evaluation of its Param; pgfed
 // runs it at Open, so a subquery that fails is an error even when the
-// node would not have evaluated it (no rows to filter).
+// node would not have evaluated it (no rows to filter). Under a Gather,
+// the participants' copies of a node run its InitPlans once between
+// them (parallelShared.initPlan): the first to open it runs them, the
+// others wait for the values.
 
 import (
 	"context"
@@ -74,8 +77,25 @@ func newInitPlanRunner(op Operator, inits []*nodes.InitPlan, ec *ExecContext) (O
 
 func (r *initPlanRunner) Open(ctx context.Context) error {
 	for i, ip := range r.inits {
-		v, err := runInitPlan(ctx, r.ops[i], ip)
+		op := r.ops[i]
 		r.ops[i] = nil
+		var v any
+		var err error
+		if sh := r.ec.parallel; sh != nil {
+			// Under a Gather: one run for all the participants.
+			si := sh.initPlan(ip.ID)
+			ran := false
+			si.once.Do(func() {
+				ran = true
+				si.value, si.err = runInitPlan(ctx, op, ip)
+			})
+			if !ran && op != nil {
+				op.Close() // another participant ran it
+			}
+			v, err = si.value, si.err
+		} else {
+			v, err = runInitPlan(ctx, op, ip)
+		}
 		if err != nil {
 			return err
 		}

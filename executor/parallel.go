@@ -104,6 +104,32 @@ type parallelShared struct {
 	// side's partitioning) has ended no longer reads that side.
 	hashes   map[int]*sharedHash
 	stealAll map[int]bool
+	// inits are the InitPlans of nodes under the Gather, by Param: the
+	// first participant to open such a node runs it, the others wait for
+	// its value (PostgreSQL evaluates them once, in the leader).
+	inits map[int]*sharedInit
+}
+
+// sharedInit is one InitPlan's run, shared by the participants.
+type sharedInit struct {
+	once  sync.Once
+	value any
+	err   error
+}
+
+// initPlan returns the shared run of the InitPlan setting Param id.
+func (s *parallelShared) initPlan(id int) *sharedInit {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.inits == nil {
+		s.inits = map[int]*sharedInit{}
+	}
+	si := s.inits[id]
+	if si == nil {
+		si = &sharedInit{}
+		s.inits[id] = si
+	}
+	return si
 }
 
 // appendClaims returns the claim flags of the children of the Parallel
