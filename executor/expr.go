@@ -267,9 +267,10 @@ type boolEval struct {
 	// copy of the whole batch.
 	reads [][]int
 	// wholeOK: the argument may be evaluated over rows already decided
-	// (no SubPlan, nothing volatile), which costs less than copying most
-	// of the batch's rows for it; an error there sends it back to the
-	// undecided rows alone, where PostgreSQL would evaluate it.
+	// (no SubPlan, nothing volatile), which, with half the rows or more
+	// undecided, costs less than copying them for it; an error there
+	// sends it back to the undecided rows alone, where PostgreSQL would
+	// evaluate it.
 	wholeOK []bool
 }
 
@@ -358,7 +359,10 @@ func (e *boolEval) evalAndOr(b arrow.RecordBatch, first *array.Boolean) (arrow.A
 				all.Release()
 				continue
 			}
-			if e.wholeOK[k+1] && filterInPlace {
+			// Half the rows or more: evaluating the rest costs at most
+			// as much again as the copy it saves (an expensive arm, a
+			// regular expression, is not worth it on fewer).
+			if e.wholeOK[k+1] && filterInPlace && 2*undecided >= n {
 				if arr, err := arg.eval(b); err == nil {
 					absorbAll(arr.(*array.Boolean), isAnd, decided, sawNull)
 					arr.Release()
