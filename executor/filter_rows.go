@@ -27,6 +27,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
+	"github.com/cockroachdb/apd/v3"
 	"github.com/pgfed/pgfed/pgerr"
 	"github.com/pgfed/pgfed/types"
 )
@@ -406,6 +407,42 @@ func (e *numericCompareEval) evalRows(b arrow.RecordBatch, rows []int32) (*array
 	return newBoolArray(bits, len(rows), valid, nulls), true, nil
 }
 
+// againstFinerConst is againstConst for a constant of more digits than
+// the column's scale s (`c_acctbal > (SELECT avg(c_acctbal) ...)`): the
+// column's integers X compare with y = k × 10^s as with floor(y), when y
+// is not an integer X <= floor(y) meaning X < y and X = y never holding.
+// ok false when floor(y) does not fit int64 (or k is NaN or infinite).
+func againstFinerConst(l *scaledVec, k *scaledConst, want uint8) (vals []int64, c int64, _ uint8, ok bool) {
+	d := k.exact
+	if d == nil {
+		var err error
+		if d, err = types.NumericFromScaled(k.v, k.scale); err != nil {
+			return nil, 0, 0, false
+		}
+	}
+	if d.Form != apd.Finite {
+		return nil, 0, 0, false
+	}
+	var y, ip, frac apd.Decimal
+	y.Set(d)
+	y.Exponent += l.scale
+	y.Modf(&ip, &frac)
+	c, err := ip.Int64()
+	if err != nil {
+		return nil, 0, 0, false
+	}
+	if frac.Sign() < 0 {
+		if c == math.MinInt64 {
+			return nil, 0, 0, false
+		}
+		c-- // floor, below a negative y
+	}
+	if frac.Sign() != 0 {
+		want = want&1 | want&1<<1 | want&4 // = floor(y) is < y
+	}
+	return l.vals, c, want, true
+}
+
 // againstConst is the comparison as vals (one side, of one scale and
 // without NULLs) against the constant c at their scale (the other side),
 // with the outcome bits to keep: l_quantity < 24 compares each value
@@ -420,8 +457,11 @@ func (e *numericCompareEval) againstConst(l, r *scaledVec) (vals []int64, c int6
 		}
 		l, r, want = r, l, flipWant(want)
 	}
-	if k.null || k.exact != nil || l.valid != nil || l.scales != nil || l.exact != nil || k.scale > l.scale {
+	if k.null || l.valid != nil || l.scales != nil || l.exact != nil {
 		return nil, 0, 0, false
+	}
+	if k.exact != nil || k.scale > l.scale {
+		return againstFinerConst(l, k, want)
 	}
 	c = k.v
 	if d := l.scale - k.scale; d > 0 {

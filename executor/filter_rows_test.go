@@ -16,6 +16,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/cockroachdb/apd/v3"
 	"github.com/google/go-cmp/cmp"
 	"github.com/pgfed/pgfed/nodes"
 	"github.com/pgfed/pgfed/types"
@@ -228,25 +229,30 @@ func TestNumericAgainstConstInPlace(t *testing.T) {
 		d, _ := types.NumericFromString(fmt.Sprintf("%d.%02d", rng.Intn(60)-5, rng.Intn(100)))
 		vals = append(vals, d)
 	}
+	// The values at and around the floors of the constants below.
+	for _, v := range []string{"24.50", "24.51", "24.49", "0.00", "-0.01", "0.01", "7.99", "8.00", "-24.51", "-24.50"} {
+		d, _ := types.NumericFromString(v)
+		vals = append(vals, d)
+	}
 	arr := arrayOfDatums(types.NumericT, vals)
-	ints := arrayOfDatums(types.Int4T, func() []any {
-		out := make([]any, len(vals))
-		for i := range out {
-			out[i] = int64(rng.Intn(4))
-		}
-		return out
-	}())
+	intVals := make([]any, len(vals))
+	for i := range intVals {
+		intVals[i] = int64(rng.Intn(4))
+	}
+	ints := arrayOfDatums(types.Int4T, intVals)
 	b := makeBatch(arrow.NewSchema([]arrow.Field{{Name: "n", Type: arrow.BinaryTypes.String}, {Name: "i", Type: arrow.PrimitiveTypes.Int32}}, nil),
 		[]arrow.Array{arr, ints}, len(vals))
 	defer b.Release()
 	markStored(arr.(*array.String)) // parsed once, as a stored column is
 	num := col(0, types.NumericT)
 	guard := cmpOp("<>", col(1, types.Int4T), lit(int64(0), types.Int4T)) // leaves about 3/4 undecided
-	// Constants taken against the column's scale 2: true; of more digits,
-	// beyond int64 at scale 2, or of more digits than a scaled parse
-	// takes (held exactly): false (the rows are compared one by one).
-	consts := map[string]bool{"24": true, "0": true, "-3": true, "24.5": true, "24.50": true, "24.505": false, "0.001": false,
-		"92233720368547758": true, "92233720368547759": false, "-92233720368547758.07": false, "-92233720368547759": false}
+	// Constants taken against the column's scale 2 (of more digits by
+	// the floor at that scale, held exactly or not): true; beyond int64
+	// at scale 2, NaN: false (the rows are compared one by one).
+	consts := map[string]bool{"24": true, "0": true, "-3": true, "24.5": true, "24.50": true, "24.505": true, "0.001": true,
+		"-0.001": true, "-24.505": true, "7.9999999999999999999999": true, "-0.0000000000000000000000000001": true, "24.500000000000000000001": true,
+		"92233720368547758": true, "92233720368547759": false, "-92233720368547758.07": true, "-92233720368547758.085": false,
+		"-92233720368547759": false, "NaN": false}
 	for c, wantAgainst := range consts {
 		for _, op := range []string{"=", "<>", "<", "<=", ">", ">="} {
 			for _, flip := range []bool{false, true} {
@@ -278,6 +284,19 @@ func TestNumericAgainstConstInPlace(t *testing.T) {
 				}
 				if diff := cmp.Diff(want, got); diff != "" {
 					t.Errorf("%s: in place differs from row by row (-want +got):\n%s", tree, diff)
+				}
+				// And the decimals' own order (both modes read the
+				// same vectors).
+				k, _ := types.NumericFromString(c)
+				for i, v := range vals {
+					o := v.(*apd.Decimal).Cmp(k)
+					if flip {
+						o = -o
+					}
+					ok := map[string]bool{"=": o == 0, "<>": o != 0, "<": o < 0, "<=": o <= 0, ">": o > 0, ">=": o >= 0}[op]
+					if w := intVals[i].(int64) != 0 && ok && k.Form == apd.Finite; got[i] != w && k.Form == apd.Finite {
+						t.Fatalf("%s row %d (%s): got %v, want %v", e, i, v, got[i], w)
+					}
 				}
 			}
 		}

@@ -1007,8 +1007,20 @@ func (e *numericCompareEval) eval(b arrow.RecordBatch) (arrow.Array, error) {
 		return nil, err
 	}
 	n := l.n
-	valid := andValid(l.valid, r.valid, n)
 	out := make([]byte, bitutil.BytesForBits(int64(n)))
+	if vals, c, want, ok := e.againstConst(l, r); ok {
+		// A column without NULLs against a constant (filter_rows.go);
+		// against one of more digits, = may hold nowhere, <> everywhere.
+		switch want {
+		case 0:
+		case 0b111:
+			bitutil.SetBitsTo(out, 0, int64(n), true)
+		default:
+			compareWithConst(vals[:n], c, want, out)
+		}
+		return newBoolArray(out, n, nil, 0), nil
+	}
+	valid := andValid(l.valid, r.valid, n)
 	if l.scales == nil && r.scales == nil && l.exact == nil && r.exact == nil {
 		if err := e.compareUniform(l, r, valid, out); err != nil {
 			return nil, err
