@@ -76,13 +76,23 @@ func TestAggStreamsSortedInput(t *testing.T) {
 			t.Errorf("%s: %s flushes (want >= %d), and no disk:\n%s", tc.query, m[2], tc.minFlushes, plan)
 		}
 	}
+	// One key's groups past work_mem (k = 20000 holds 140,000 ids): the
+	// rest is hashed and spills, with the same answer.
+	execSQL(t, s, "SET work_mem = '64kB'")
+	q := "SELECT k, id, count(*), sum(n) FROM %s WHERE id > 20000 GROUP BY k, id"
+	if got, want := sortedQuery(t, s, strings.Replace(q, "%s", "ord", 1)), sortedQuery(t, s, strings.Replace(q, "%s", "shuf", 1)); !slices.Equal(got, want) {
+		t.Errorf("%s: %d rows, %d hashed; first difference at %d", q, len(got), len(want), firstDiff(got, want))
+	}
+	if plan := explain(strings.Replace(q, "%s", "ord", 1)); !strings.Contains(plan, "Then Hashed") || !strings.Contains(plan, "Disk Usage") {
+		t.Errorf("one key's groups past work_mem did not go on hashing and spilling:\n%s", plan)
+	}
 	execSQL(t, s, "SET work_mem = '4MB'")
 	if plan := explain("SELECT k, count(*) FROM shuf GROUP BY k"); strings.Contains(plan, "Presorted Key") {
 		t.Errorf("shuffled input streamed:\n%s", plan)
 	}
 
 	// An UPDATE appends the row's new version: k is no longer in order.
-	q := "SELECT k, count(*), sum(n) FROM %s GROUP BY k"
+	q = "SELECT k, count(*), sum(n) FROM %s GROUP BY k"
 	for _, write := range []string{
 		"UPDATE %s SET n = n + 1 WHERE id = 7",
 		"INSERT INTO %s (k, id, n) VALUES (NULL, 0, 1)",

@@ -196,7 +196,7 @@ func (a *aggOp) closeCombiner() {
 }
 
 func (a *aggOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
-	if a.stream != nil {
+	if a.stream != nil && !a.stream.hashing {
 		return a.nextStreamed(ctx)
 	}
 	if !a.done {

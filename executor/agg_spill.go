@@ -333,7 +333,11 @@ func (a *aggOp) explainSpill() {
 	}
 	extra := []string{line}
 	if st := a.stream; st != nil {
-		extra = append(extra, "Presorted Key: "+st.name+"  Flushes: "+itoa(st.flushes))
+		line := "Presorted Key: " + st.name + "  Flushes: " + itoa(st.flushes)
+		if st.hashing {
+			line += "  Then Hashed"
+		}
+		extra = append(extra, line)
 	}
 	a.ec.Stats.Node(a.plan.ID).Extra = extra
 }

@@ -23,12 +23,15 @@ package executor
 // Memory: the table grows to streamGroups groups, or to work_mem x
 // hash_mem_multiplier (endBatch's check), then flushes at the next change
 // of key. Input batches are taken streamGroups rows at a time, so at most
-// that many groups come between two checks; a single key's groups cannot
-// be split (as for PostgreSQL's sorted aggregation). The pieces of stored
+// that many groups come between two checks. A key whose own groups pass
+// work_mem (GROUP BY k, id with few k) cannot be flushed: the Agg then
+// aggregates the rest of its input as an ordinary hashed Agg, spilling
+// (every group it returned has a smaller key than any to come). The pieces of stored
 // batches read their stored arrays' parsed numerics (noteSlices). EXPLAIN ANALYZE shows "Presorted Key: k  Flushes: N".
 
 import (
 	"context"
+	"errors"
 	"io"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -148,7 +151,14 @@ type aggStream struct {
 	pending arrow.RecordBatch // rows read but not yet aggregated
 	eof     bool
 	flushes int
+	// hashing: one key's groups passed work_mem, and the Agg went on as
+	// an ordinary (spilling) hashed Agg over the rest of its input.
+	hashing bool
 }
+
+// errHashRest ends streaming: the groups returned so far all have keys
+// below the rest's, so the rest is aggregated the ordinary way.
+var errHashRest = errors.New("executor: hash the rest")
 
 // startStream makes a Open a streaming Agg when its child promises the
 // order of one of its plain-column group keys.
@@ -184,7 +194,14 @@ func (a *aggOp) nextStreamed(ctx context.Context) (arrow.RecordBatch, error) {
 			a.explainSpill()
 			return nil, io.EOF
 		}
-		if err := a.streamUntilFlush(ctx); err != nil {
+		if err := a.streamUntilFlush(ctx); err == errHashRest {
+			a.stream.hashing = true
+			if a.out != nil { // returned already
+				a.out.Release()
+				a.out, a.pos = nil, 0
+			}
+			return a.Next(ctx)
+		} else if err != nil {
 			return nil, err
 		}
 	}
@@ -222,6 +239,17 @@ func (a *aggOp) streamUntilFlush(ctx context.Context) error {
 			r := 0
 			for r < n && wordAt(keys, r) == st.last {
 				r++
+			}
+			if r == n && a.spill.flushDue {
+				// One key's groups outgrow work_mem: no flush can split
+				// them, so they, and the rest, spill as usual.
+				a.spill.streaming, a.spill.flushDue = false, false
+				err := a.addBatch(b)
+				b.Release()
+				if err == nil {
+					err = errHashRest
+				}
+				return err
 			}
 			if r < n {
 				err := a.streamAdd(b, 0, r)
