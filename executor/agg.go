@@ -231,14 +231,17 @@ func (a *aggOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
 			return nil, cmpEOF(err)
 		}
 	}
-	end := a.pos + int64(a.ec.BatchSize)
-	if end > a.out.NumRows() {
-		end = a.out.NumRows()
-	}
+	return a.nextSlice(), nil
+}
+
+// nextSlice hands out the next batch of a.out's rows, a slice that
+// reads a.out's numeric vectors (noteSlices).
+func (a *aggOp) nextSlice() arrow.RecordBatch {
+	end := min(a.pos+int64(a.ec.BatchSize), a.out.NumRows())
 	s := a.out.NewSlice(a.pos, end)
 	noteSlices(a.out, s, int(a.pos))
 	a.pos = end
-	return s, nil
+	return s
 }
 
 // consume reads the whole input (next: the child's or a partition's)

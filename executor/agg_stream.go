@@ -16,8 +16,8 @@ package executor
 // Exactness: a flush happens only between rows whose sorted key differs,
 // after every row with the last key seen, and the key never decreases,
 // so no group is ever returned twice. The order the scan promised is
-// checked again on every batch; a batch that breaks it (it cannot, the
-// scan's batches being immutable) fails the statement rather than
+// checked again where batches meet; a batch that breaks it (it cannot,
+// the scan's batches being immutable) fails the statement rather than
 // return a group twice.
 //
 // Memory: the table grows to streamGroups groups, or to work_mem x
@@ -205,11 +205,7 @@ func (a *aggOp) nextStreamed(ctx context.Context) (arrow.RecordBatch, error) {
 			return nil, err
 		}
 	}
-	end := min(a.pos+int64(a.ec.BatchSize), a.out.NumRows())
-	s := a.out.NewSlice(a.pos, end)
-	noteSlices(a.out, s, int(a.pos))
-	a.pos = end
-	return s, nil
+	return a.nextSlice(), nil
 }
 
 // streamUntilFlush aggregates input until the groups are due to be
@@ -285,10 +281,11 @@ func pieceOf(b arrow.RecordBatch, from, to int) arrow.RecordBatch {
 	return p
 }
 
-// checkOrder fails a batch whose sorted key decreases.
+// checkOrder fails a batch that starts below the last key: the order
+// within each batch was checked at Open (sortedOutput), over these very
+// arrays, so only the seams between batches are checked again.
 func (st *aggStream) checkOrder(keys arrow.Array) error {
-	w := wordOrder{last: st.last, seen: st.seen}
-	if !w.extend(keys) {
+	if keys.Len() > 0 && st.seen && wordAt(keys, 0) < st.last {
 		return pgerr.Internal("executor: the input of a streaming Agg is not sorted by %s", st.name)
 	}
 	return nil
