@@ -562,6 +562,9 @@ var pow10 = func() (p [19]int64) {
 // larger scale (1 - l_discount): the constant rescaled once, not per row;
 // ok false leaves the operation to uniform.
 func (e *numericArithEval) constUniform(l, r, out *scaledVec) (redo []int, ok bool) {
+	if e.op != "+" && e.op != "-" {
+		return nil, false
+	}
 	col, c := l, r
 	if e.lconst {
 		col, c = r, l

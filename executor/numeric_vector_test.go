@@ -607,3 +607,42 @@ func TestSumTakesScaledPath(t *testing.T) {
 		}
 	}
 }
+
+// TestConstSideTakesConstUniform: + and - of a column and a constant of
+// no larger scale take constUniform (the constant rescaled once); a
+// constant of more digits leaves the operation to uniform. The answers
+// are TestNumericVectorArith's; this checks the path, which a silent
+// fallback would leave right.
+func TestConstSideTakesConstUniform(t *testing.T) {
+	var col1 []any
+	for _, r := range uniformVectorRows {
+		col1 = append(col1, r[1])
+	}
+	b := exectest.NewBatch(memory.DefaultAllocator, exectest.Strings("a", col1...), exectest.Strings("b", col1...))
+	defer b.Release()
+	c1 := col(1, types.NumericT)
+	for _, tc := range []struct {
+		e    *nodes.OpExpr
+		want bool
+	}{
+		{numOp("-", numLit("1"), c1), true}, {numOp("+", c1, numLit("1.5")), true}, {numOp("-", c1, numLit("0.25")), true},
+		{numOp("-", c1, numLit("0.001")), false}, {numOp("*", c1, numLit("2")), false}, {numOp("+", c1, c1), false},
+	} {
+		ec := &ExecContext{}
+		ev, err := compileExpr(tc.e, ec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := unwrapChecked(ev).(*numericArithEval)
+		l, lerr := e.lvec.evalScaled(b)
+		r, rerr := e.rvec.evalScaled(b)
+		if lerr != nil || rerr != nil {
+			t.Fatal(lerr, rerr)
+		}
+		out := &scaledVec{n: l.n, vals: make([]int64, l.n)}
+		if _, ok := e.constUniform(l, r, out); ok != tc.want {
+			t.Errorf("%s: constUniform %v, want %v", tc.e, ok, tc.want)
+		}
+		ec.Release()
+	}
+}
