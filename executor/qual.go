@@ -58,7 +58,7 @@ func newQual(b *nodes.PlanBase, ec *ExecContext) (*qual, error) {
 			return nil, err
 		}
 		q.schema = schemaOf(b.Out)
-		q.columns = plainColumns(b.Targets)
+		q.columns = nodes.ColumnIndexes(b.Targets)
 	}
 	if ec.Stats != nil {
 		q.removed = &ec.Stats.Node(b.ID).RowsRemovedByFilter
@@ -171,20 +171,6 @@ func (q *qual) filterColumns(b arrow.RecordBatch) (arrow.RecordBatch, error) {
 		cols[i] = takeArray(b.Column(c), sel)
 	}
 	return makeBatch(q.schema, cols, len(sel)), nil
-}
-
-// plainColumns is the input column of each target, or nil unless every
-// target is a plain column.
-func plainColumns(targets []nodes.Expr) []int {
-	cols := make([]int, len(targets))
-	for i, t := range targets {
-		c, ok := t.(*nodes.ColumnRef)
-		if !ok {
-			return nil
-		}
-		cols[i] = c.Index
-	}
-	return cols
 }
 
 // filterProject applies the qual of a node that does not apply its own.

@@ -319,6 +319,20 @@ func quoteIdentIfNeeded(s string) string {
 // QuoteIdent quotes an identifier for display when PostgreSQL would.
 func QuoteIdent(s string) string { return quoteIdentIfNeeded(s) }
 
+// ColumnIndexes returns the column of each expression when every one is
+// a plain ColumnRef (a projection that only picks columns), else nil.
+func ColumnIndexes(exprs []Expr) []int {
+	ids := make([]int, len(exprs))
+	for i, e := range exprs {
+		c, ok := e.(*ColumnRef)
+		if !ok {
+			return nil
+		}
+		ids[i] = c.Index
+	}
+	return ids
+}
+
 // ExprContains reports whether e or any expression below it satisfies
 // pred (as WalkExpr visits them: not into a SubPlan's plan).
 func ExprContains(e Expr, pred func(Expr) bool) bool {

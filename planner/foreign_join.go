@@ -147,7 +147,7 @@ func (ja *joinAnalysis) pushJoin(typ nodes.JoinType, outer, inner *planned, qual
 	rel.relations = o.nested() + " " + typ.SQL() + " JOIN " + i.nested()
 	// Fetch what the query above and the local conditions read.
 	fetchWant, fetchOut := ja.columnsIn(outer.rels|inner.rels, append(append([]nodes.Expr(nil), want...), local...)...)
-	fetched := idsOf(fetchWant)
+	fetched := nodes.ColumnIndexes(fetchWant)
 	fs := &nodes.ForeignScan{Table: o.scan.Table, Alias: o.scan.Alias, Server: o.scan.Server, MappingKey: o.scan.MappingKey,
 		FetchSize: o.scan.FetchSize, FDWStartupCost: o.scan.FDWStartupCost, FDWTupleCost: o.scan.FDWTupleCost,
 		AsyncCapable: o.scan.AsyncCapable, AsyncConnections: o.scan.AsyncConnections, Relations: rel.relations}
@@ -181,7 +181,7 @@ func (ja *joinAnalysis) pushJoin(typ nodes.JoinType, outer, inner *planned, qual
 	fs.Out = out // Targets stay even when they pass rows through: they are what EXPLAIN's Output shows
 	if rel != nil {
 		// The scan's layout is what the join above sees.
-		layout := idsOf(want)
+		layout := nodes.ColumnIndexes(want)
 		rel.cols = nil
 		for _, g := range layout {
 			for k, f := range fetched {
@@ -194,7 +194,7 @@ func (ja *joinAnalysis) pushJoin(typ nodes.JoinType, outer, inner *planned, qual
 			rel = nil
 		}
 	}
-	return &planned{plan: fs, layout: idsOf(want), rels: outer.rels | inner.rels, remote: rel}, true, nil
+	return &planned{plan: fs, layout: nodes.ColumnIndexes(want), rels: outer.rels | inner.rels, remote: rel}, true, nil
 }
 
 // nested is the relation's Relations text as a join operand.

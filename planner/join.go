@@ -129,7 +129,7 @@ func (ja *joinAnalysis) planBase(n *jtNode, filters, want []nodes.Expr, out []no
 	if err != nil {
 		return nil, err
 	}
-	return &planned{plan: p, layout: idsOf(want), rels: n.rels, remote: ja.baseRemote(n.rel, p)}, nil
+	return &planned{plan: p, layout: nodes.ColumnIndexes(want), rels: n.rels, remote: ja.baseRemote(n.rel, p)}, nil
 }
 
 // toBase maps query-wide references to the base relation's own columns.
@@ -144,20 +144,6 @@ func (ja *joinAnalysis) toBase(e nodes.Expr) nodes.Expr {
 	}
 	out, _ := f(e)
 	return out
-}
-
-// idsOf returns the column ids of want when each is a plain reference
-// (the layout of a node that outputs them), else nil.
-func idsOf(want []nodes.Expr) []int {
-	ids := make([]int, len(want))
-	for i, w := range want {
-		c, ok := w.(*nodes.ColumnRef)
-		if !ok {
-			return nil
-		}
-		ids[i] = c.Index
-	}
-	return ids
 }
 
 // refs returns the relations e reads.
@@ -368,7 +354,7 @@ func (ja *joinAnalysis) joinHow(typ nodes.JoinType, outer, inner *planned, quals
 	if isIdentity(base.Targets, ownFields) {
 		base.Targets = nil
 	}
-	return &planned{plan: jp, layout: idsOf(want), rels: outer.rels | inner.rels}, nil
+	return &planned{plan: jp, layout: nodes.ColumnIndexes(want), rels: outer.rels | inner.rels}, nil
 }
 
 // hashClause reports whether q is an equality of an expression over outer

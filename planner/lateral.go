@@ -136,7 +136,7 @@ func (ja *joinAnalysis) paramJoin(typ nodes.JoinType, outer, inner *planned, qua
 	if isIdentity(nl.Targets, ownFields) {
 		nl.Targets = nil
 	}
-	return &planned{plan: nl, layout: idsOf(want), rels: outer.rels | inner.rels}, nil
+	return &planned{plan: nl, layout: nodes.ColumnIndexes(want), rels: outer.rels | inner.rels}, nil
 }
 
 // lateralItemNeeds maps each item of an inner-join group to the items its
